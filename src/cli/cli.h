@@ -290,10 +290,11 @@ const char *cli_path_message(char *buf, size_t cap, const char *flag, const char
  * --flag: kind CLI_WRITE_FILE, a file that exists and is writable, or whose directory exists
  * and is writable; CLI_WRITE_FILE_BESIDE, the same and its directory writable even when the
  * file exists (SQLite's journal is created beside it), and no FIFO. A path ending in '/' is a
- * directory that exists and is writable (-o DIR/: the run names its file in it). "-" (stdout)
- * and NULL pass. Returns 0,
+ * directory that exists and is writable (-o DIR/: the run names its file in it); with
+ * CLI_WRITE_FILE_OR_DIR (-o) a directory given without its '/' gets a hint after the line: "; to
+ * write into it, end it with '/': -o DIR/". "-" (stdout) and NULL pass. Returns 0,
  * or -1 with cli_path_message's line in err. */
-typedef enum { CLI_WRITE_FILE, CLI_WRITE_FILE_BESIDE } cli_write_kind;
+typedef enum { CLI_WRITE_FILE, CLI_WRITE_FILE_BESIDE, CLI_WRITE_FILE_OR_DIR } cli_write_kind;
 int cli_path_check(const char *flag, const char *path, cli_write_kind kind, char *err, size_t errlen);
 /* Takes the secret in environment variable name: a heap copy (NULL when unset or empty); the
  * variable's value is wiped in place and removed from the environment (the wrapped command does
@@ -346,9 +347,6 @@ typedef struct cli_run_sinks {
 rt_pipeline *cli_sinks_pipeline(const cli_options *opts, const cli_run_sinks *in);
 
 /* gpu_tracker's view (gpuview.c; the value parsers in settings.c). */
-/* A number of expected cores: in the range of --expected-cores in the settings table (above 0,
- * at most 1e6). Returns 0, or -1. */
-int cli_parse_expected_cores(const char *s, double *out);
 /* Splits "UUID,UUID,..." (blanks around each trimmed; none may be empty; at most 1024) into
  * *out (free with cli_gpu_list_free). Returns 0, or -1 with the problem in *why. */
 int cli_parse_gpu_list(const char *s, char ***out, size_t *n, const char **why);
@@ -365,9 +363,6 @@ int cli_gpuview_apply(double expected_cores, char *const *gpus, size_t ngpus, rt
  * o->grid (returned). */
 void cli_grid_choose(rt_grid *out, const char *zone, double g_per_kwh, const rt_cloud *cloud);
 const rt_grid *cli_grid_of_run(cli_options *o, const rt_cloud *cloud);
-/* A subcommand's --grid-zone or --grid-intensity (flag without dashes) value: into *zone (value
- * itself) or *g_per_kwh. Returns 0, or -1 after saying "CMD: --FLAG: 'VALUE' is not ...". */
-int cli_grid_option(const char *cmd, const char *flag, const char *value, const char **zone, double *g_per_kwh);
 /* Warns, one line each, of chosen GPUs that are not among the GPUs of the run's last sample
  * (NULL: none taken, nothing said). */
 void cli_gpuview_check(char *const *gpus, size_t ngpus, const rt_sample *last);

@@ -121,9 +121,14 @@ static int read_key(cli_layer *out, const char *name, const cli_setting *s, cons
     char *base = (char *)out, must[320], why[512] = "";
     bool bad = false;
     switch (s->type) {
+    case CLI_T_PCT: /* a number, or a string as the command line's ("5%") */
+        if (is_str(kv)) {
+            bad = cli_setting_read(s, out, v->u.str.s, false, why, sizeof why) < 0;
+            break;
+        }
+        /* fall through */
     case CLI_T_PID: /* an integer; a number of the others an integer or a float */
     case CLI_T_SECS:
-    case CLI_T_PCT:
     case CLI_T_CORES:
     case CLI_T_ABOVE:
         bad = (v->type != TOML_INTEGER && (v->type != TOML_FLOAT || s->type == CLI_T_PID)) ||

@@ -34,17 +34,3 @@ const rt_grid *cli_grid_of_run(cli_options *o, const rt_cloud *cloud)
     cli_grid_choose(&o->grid, o->grid_zone, o->grid_intensity, cloud);
     return &o->grid;
 }
-
-int cli_grid_option(const char *cmd, const char *flag, const char *value, const char **zone, double *g_per_kwh)
-{
-    const cli_setting *s = cli_setting_by_flag(flag);
-    char what[320];
-    rt_grid g = RT_GRID_INIT;
-    if (s->type == CLI_T_ZONE ? rt_grid_lookup(value, &g) == RT_OK : cli_setting_number(s, value, g_per_kwh) == 0) {
-        if (s->type == CLI_T_ZONE)
-            *zone = value;
-        return 0;
-    }
-    cli_say("%s: --%s: '%s' is not %s", cmd, flag, value, cli_setting_what(s, false, what, sizeof what));
-    return -1;
-}

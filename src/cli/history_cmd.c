@@ -468,7 +468,8 @@ int cli_history_main(cli_options *o)
     cli_args_init(&args, o, CMD_HISTORY, CLI_ARGS_NO_WORDS);
     for (int k; (k = cli_args_next(&args)) != CLI_ARG_END;) {
         const char *v = args.value;
-        if (k == CLI_ARG_ERROR)
+        cli_value val;
+        if (k == CLI_ARG_ERROR || (v && cli_args_value(&args, &val) < 0)) /* each value through its row */
             return EXIT_USAGE;
         switch (args.opt->opt) {
         case CLI_O_JSON: json = true; break;
@@ -479,23 +480,8 @@ int cli_history_main(cli_options *o)
         case CLI_O_EXPORT: export_to = v; break;
         case CLI_O_IMPORT: import_from = v; break;
         case CLI_O_HISTORY: file = v; break;
-        case CLI_O_SINCE:
-            if (cli_since_parse(v, (double)time(NULL), &f.since) < 0) {
-                cli_say("history: --since: not an ISO 8601 date or time (2026-11-29, 2026-11-29T07:30:00Z) nor an "
-                        "age (90s, 30m, 12h, 7d, 2w): '%s'",
-                        v);
-                return EXIT_USAGE;
-            }
-            break;
-        default: { /* CLI_O_LAST */
-            char *end;
-            errno = 0;
-            f.last = strtol(v, &end, 10);
-            if (errno || end == v || *end || f.last < 1 || f.last > INT32_MAX) {
-                cli_say("history: --last: not a whole number of runs from 1: '%s'", v);
-                return EXIT_USAGE;
-            }
-        }
+        case CLI_O_SINCE: f.since = val.num; break;
+        default: f.last = val.count; break; /* CLI_O_LAST */
         }
     }
     if ((export_to || import_from) && (export_to && import_from ? true : f.job || f.user || f.host || f.last || json || !isnan(f.since))) {

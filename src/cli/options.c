@@ -50,11 +50,12 @@ const cli_subcommand *cli_subcommand_by_name(const char *name)
     return NULL;
 }
 
-/* The edit distance of a and b (insertions, deletions, substitutions, a swap of two neighbours:
- * "summery", "sumary", "reprot" are 1 from theirs), for names under 32 bytes; 99 beyond. */
-static size_t edit_distance(const char *a, const char *b)
+/* The edit distance of the la bytes at a and b (insertions, deletions, substitutions, a swap of
+ * two neighbours: "summery", "sumary", "reprot" are 1 from theirs), for names under 32 bytes; 99
+ * beyond. */
+static size_t edit_distance(const char *a, size_t la, const char *b)
 {
-    size_t la = strlen(a), lb = strlen(b);
+    size_t lb = strlen(b);
     if (la >= 32 || lb >= 32)
         return 99;
     size_t d[33][33];
@@ -76,18 +77,23 @@ static size_t edit_distance(const char *a, const char *b)
     return d[la][lb];
 }
 
+void cli_near_try(cli_near *n, const char *name)
+{
+    if (!n->word || n->word_len < 3)
+        return;
+    size_t e = edit_distance(n->word, n->word_len, name);
+    if (e > 0 && e < n->dist && e * 3 <= strlen(name)) {
+        n->dist = e;
+        n->best = name;
+    }
+}
+
 const char *cli_subcommand_near(const char *word)
 {
-    const char *near = NULL;
-    size_t best = 3;
-    for (size_t i = 0; word && strlen(word) >= 3 && i < cli_nsubcommands; i++) {
-        size_t e = edit_distance(word, cli_subcommands[i].name);
-        if (e > 0 && e < best && e * 3 <= strlen(cli_subcommands[i].name)) {
-            best = e;
-            near = cli_subcommands[i].name;
-        }
-    }
-    return near;
+    cli_near n = CLI_NEAR(word, word ? strlen(word) : 0);
+    for (size_t i = 0; i < cli_nsubcommands; i++)
+        cli_near_try(&n, cli_subcommands[i].name);
+    return n.best;
 }
 
 #define USAGE_COL 50 /* where the usage lines' words start */
@@ -263,6 +269,16 @@ static const char *flags_begun(const cli_args *a, const char *name, size_t n, ch
     return buf;
 }
 
+/* The long flag of a's command that the flag at name (up to its '=') is a typo of, or NULL. */
+static const char *flag_near(const cli_args *a, const char *name)
+{
+    cli_near n = CLI_NEAR(name, strcspn(name, "="));
+    for (size_t i = 0; i < cli_nsettings; i++)
+        if (cli_settings[i].flag && (cli_settings[i].commands & a->command))
+            cli_near_try(&n, cli_settings[i].flag);
+    return n.best;
+}
+
 /* The messages' head and their pointer to the help: "history: " and "resource-tracker history
  * --help" for a subcommand; nothing and "--help" for the tracking command (name NULL). */
 #define HEAD(a) (a)->name ? (a)->name : "", (a)->name ? ": " : ""
@@ -327,8 +343,11 @@ static int args_next(cli_args *a, char *err, size_t errlen)
             if (s)
                 return short_option(a, s, w + 2, err, errlen);
         }
-        if (dashed && !((a->mode & CLI_ARGS_DASH_WORDS) && a->nwords > 0))
-            USAGE_ERR("%s%sunknown option '%.64s' (see %s%s%s--help)", HEAD(a), w, SEE(a));
+        if (dashed && !((a->mode & CLI_ARGS_DASH_WORDS) && a->nwords > 0)) {
+            const char *near = w[1] == '-' ? flag_near(a, w + 2) : NULL;
+            USAGE_ERR("%s%sunknown option '%.64s'%s%s%s (see %s%s%s--help)", HEAD(a), w, near ? "; did you mean --" : "",
+                      near ? near : "", near ? "?" : "", SEE(a));
+        }
         if (a->mode & CLI_ARGS_NO_WORDS)
             USAGE_ERR("%s%sunexpected argument '%.64s' (see %s%s%s--help)", HEAD(a), w, SEE(a));
         if (a->mode & CLI_ARGS_WORD_ENDS)
@@ -346,6 +365,16 @@ int cli_args_next(cli_args *a)
     if (k == CLI_ARG_ERROR)
         cli_say("%s", a->err);
     return k;
+}
+
+int cli_args_value(cli_args *a, cli_value *out)
+{
+    char why[sizeof a->err - 80];
+    if (cli_setting_value(a->opt, a->value, out, why, sizeof why) == 0)
+        return 0;
+    snprintf(a->err, sizeof a->err, "%s: --%s: %s", a->name, a->opt->flag, why);
+    cli_say("%s", a->err);
+    return -1;
 }
 
 int cli_args_switch(const cli_options *o, cli_command cmd, bool *on, const char *head, const char *tail)
@@ -414,7 +443,7 @@ int cli_merge(cli_options *o, char *err, size_t errlen)
      * not lose its report at the end): the same line as a bad -o, nothing created (the
      * textfile's directory: cli_export_merge) */
     if (o->cmd == CMD_TRACK &&
-        (cli_path_check("output", o->output, CLI_WRITE_FILE, err, errlen) < 0 ||
+        (cli_path_check("output", o->output, CLI_WRITE_FILE_OR_DIR, err, errlen) < 0 ||
          cli_path_check("report", o->report, CLI_WRITE_FILE, err, errlen) < 0 ||
          cli_path_check("history", rt_db_is_url(o->history) ? NULL : o->history, CLI_WRITE_FILE_BESIDE, err,
                         errlen) < 0))

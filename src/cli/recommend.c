@@ -70,7 +70,7 @@ typedef struct rec_args {
     bool json;
     bool no_price_lookup; /* --no-price-lookup: no Keeper lookup (as TRACKER_KEEPER_URL=off) */
     const char *instance; /* "VENDOR:TYPE" as given, or as the history knows it */
-    char vendor[64], type[128], region[64];
+    char vendor[CLI_VENDOR_CAP], type[CLI_TYPE_CAP], region[64];
     char from_history[200]; /* the instance found in the history, when --instance was not given */
     const char *job, *history;
     int last;
@@ -157,70 +157,36 @@ static int parse_args(const cli_options *o, rec_args *a)
         cli_say("recommend: out of memory");
         return -1;
     }
-    a->last = 5;
-    a->max_slowdown = 10;
+    a->last = (int)cli_setting_by_opt(CLI_O_LAST)->def;
+    a->max_slowdown = cli_setting_by_opt(CLI_O_MAX_SLOWDOWN)->def;
     cli_args args;
     cli_args_init(&args, o, CMD_RECOMMEND, 0);
     for (int k; (k = cli_args_next(&args)) != CLI_ARG_END;) {
         const char *val = args.value;
+        cli_value v;
         if (k == CLI_ARG_ERROR)
             return -1;
         if (k == CLI_ARG_WORD) {
             a->files[a->nfiles++] = val;
             continue;
         }
+        if (val && cli_args_value(&args, &v) < 0) /* each value through its row */
+            return -1;
         switch (args.opt->opt) {
         case CLI_O_HELP: a->help = true; return 0;
         case CLI_O_JSON: a->json = true; break;
         case CLI_O_NO_PRICE_LOOKUP: a->no_price_lookup = true; break; /* as TRACKER_KEEPER_URL=off */
         case CLI_O_ANY_COMMAND: a->any_command = true; break;
-        case CLI_O_MAX_SLOWDOWN: {
-            char *end = NULL;
-            errno = 0;
-            double v = strtod(val, &end);
-            if (errno || !end || end == val || *end || !(v >= 0 && v <= 1000)) {
-                cli_say("recommend: --max-slowdown wants a percentage from 0 to 1000 (got '%s')", val);
-                return -1;
-            }
-            a->max_slowdown = v;
-            break;
-        }
-        case CLI_O_INSTANCE: {
-            const char *colon = strchr(val, ':');
-            size_t vl = colon ? (size_t)(colon - val) : 0, tl = colon ? strlen(colon + 1) : 0;
-            bool printable = true; /* vendor ids and instance types are printable ASCII */
-            for (const unsigned char *p = (const unsigned char *)val; *p; p++)
-                printable = printable && *p > 0x20 && *p < 0x7f;
-            if (!colon || vl == 0 || tl == 0 || vl >= sizeof a->vendor || tl >= sizeof a->type ||
-                strchr(colon + 1, ':') || !printable) {
-                cli_say("recommend: --instance wants VENDOR:TYPE, e.g. aws:t3.medium (got '%s')", val);
-                return -1;
-            }
-            memcpy(a->vendor, val, vl);
-            a->vendor[vl] = '\0';
-            memcpy(a->type, colon + 1, tl + 1);
+        case CLI_O_MAX_SLOWDOWN: a->max_slowdown = v.num; break;
+        case CLI_O_INSTANCE: /* VENDOR:TYPE, its parts fitting (CLI_T_INSTANCE) */
+            cli_instance_split(val, a->vendor, a->type);
             a->instance = val;
             break;
-        }
-        case CLI_O_JOB:
-            if (!*val) {
-                cli_say("recommend: --job wants a job name");
-                return -1;
-            }
-            a->job = val;
-            break;
-        case CLI_O_LAST: {
-            char *end;
-            errno = 0;
-            long v = strtol(val, &end, 10);
-            if (errno || end == val || *end != '\0' || v < 1 || v > INT_MAX) {
-                cli_say("recommend: --last wants a positive whole number (got '%s')", val);
-                return -1;
-            }
-            a->last = (int)v;
+        case CLI_O_JOB: a->job = val; break;
+        case CLI_O_LAST:
+            a->last = (int)v.count;
             a->last_set = true;
             break;
-        }
         default: a->history = val; break; /* CLI_O_HISTORY */
         }
     }

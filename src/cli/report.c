@@ -18,7 +18,7 @@
 typedef struct report_args {
     const char *out;
     const char *instance;      /* "vendor:type", or NULL */
-    char vendor[64], type[128]; /* instance split */
+    char vendor[CLI_VENDOR_CAP], type[CLI_TYPE_CAP]; /* instance split */
     char **files;
     int nfiles;
     const char *grid_zone; /* --grid-zone, --grid-intensity: the runs' grid (grid.c) */
@@ -65,38 +65,25 @@ static int parse(cli_options *o, report_args *a)
     cli_args_init(&args, o, CMD_REPORT, 0);
     for (int k; (k = cli_args_next(&args)) != CLI_ARG_END;) {
         const char *v = args.value;
+        cli_value val;
         if (k == CLI_ARG_ERROR)
             return -1;
         if (k == CLI_ARG_WORD) { /* a file ("-": stdin) */
             a->files[a->nfiles++] = args.argv[args.at];
             continue;
         }
+        if (v && cli_args_value(&args, &val) < 0) /* each value through its row */
+            return -1;
         switch (args.opt->opt) {
         case CLI_O_HELP: cli_settings_help_for(stdout, CMD_REPORT, report_help, report_help_tail); return 1;
         case CLI_O_NO_PRICE_LOOKUP: o->keeper_url = "off"; break;
-        case CLI_O_OUTPUT:
-            if (!*v) {
-                cli_say("report: -o: the file name is empty");
-                return -1;
-            }
-            a->out = v;
-            break;
-        case CLI_O_INSTANCE: {
-            const char *colon = strchr(v, ':');
-            if (!colon || colon == v || !colon[1] || strchr(colon + 1, ':') ||
-                (size_t)(colon - v) >= sizeof a->vendor || strlen(colon + 1) >= sizeof a->type) {
-                cli_say("report: --instance: expected VENDOR:TYPE (e.g. aws:m5.large), got '%s'", v);
-                return -1;
-            }
-            snprintf(a->vendor, sizeof a->vendor, "%.*s", (int)(colon - v), v);
-            snprintf(a->type, sizeof a->type, "%s", colon + 1);
+        case CLI_O_OUTPUT: a->out = v; break;
+        case CLI_O_INSTANCE: /* VENDOR:TYPE, its parts fitting (CLI_T_INSTANCE) */
+            cli_instance_split(v, a->vendor, a->type);
             a->instance = v;
             break;
-        }
-        default: /* CLI_O_GRID_ZONE, CLI_O_GRID_INTENSITY */
-            if (cli_grid_option("report", args.opt->flag, v, args.opt->opt == CLI_O_GRID_ZONE ? &a->grid_zone : NULL,
-                                args.opt->opt == CLI_O_GRID_ZONE ? NULL : &a->grid_intensity) < 0)
-                return -1;
+        case CLI_O_GRID_ZONE: a->grid_zone = v; break;
+        default: a->grid_intensity = val.num; break; /* CLI_O_GRID_INTENSITY */
         }
     }
     if (a->nfiles == 0) {

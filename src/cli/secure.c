@@ -178,7 +178,7 @@ static int path_writable(const char *path, cli_write_kind kind)
         return EISDIR;
     if (exists && faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) < 0)
         return errno;
-    if (exists && kind == CLI_WRITE_FILE)
+    if (exists && kind != CLI_WRITE_FILE_BESIDE)
         return 0;
     /* the directory it is (to be) created in */
     char dir[4096];
@@ -208,5 +208,8 @@ int cli_path_check(const char *flag, const char *path, cli_write_kind kind, char
     if (e == 0)
         return 0;
     cli_path_message(err, errlen, flag, path, refused, e);
+    size_t used = strlen(err);
+    if (e == EISDIR && kind == CLI_WRITE_FILE_OR_DIR && used < errlen) /* -o DIR/ was meant */
+        snprintf(err + used, errlen - used, "; to write into it, end it with '/': -o %s/", path);
     return -1;
 }

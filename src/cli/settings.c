@@ -2,7 +2,7 @@
  * variable or config key; the parsers of a value of each type; the environment layer;
  * precedence (command line > environment > config file > default) decided in
  * cli_setting_from; the config sections' and keys' lists for messages. It calls no other file
- * of the tool. */
+ * of the tool but since.c's reader of a time (history --since). */
 #define _GNU_SOURCE
 #include "settings.h"
 
@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 int cli_check_interval(double v)
 {
@@ -100,11 +101,6 @@ int cli_add_tag(cli_layer *l, const char *tag)
 
 #define MAX_GPUS 1024
 
-int cli_parse_expected_cores(const char *s, double *out)
-{
-    return cli_setting_number(cli_setting_by_flag("expected-cores"), s, out);
-}
-
 void cli_gpu_list_free(char **list, size_t n)
 {
     for (size_t i = 0; list && i < n; i++)
@@ -165,6 +161,14 @@ const cli_setting *cli_setting_by_flag(const char *flag)
     return NULL;
 }
 
+const cli_setting *cli_setting_by_opt(cli_opt opt)
+{
+    for (size_t i = 0; i < cli_nsettings; i++)
+        if (cli_settings[i].opt == opt)
+            return &cli_settings[i];
+    return NULL;
+}
+
 const cli_setting *cli_setting_by_env(const char *env)
 {
     for (size_t i = 0; i < cli_nsettings; i++)
@@ -195,12 +199,20 @@ const cli_setting *cli_setting_by_key(const char *section, const char *key)
 const char *cli_setting_what(const cli_setting *s, bool toml, char *buf, size_t cap)
 {
     const char *w = toml && s->must ? s->must : s->what;
-    if (w)
+    if (s->type == CLI_T_CHOICE) { /* "a format (text, json, markdown)" */
+        size_t at = (size_t)snprintf(buf, cap, "%s (", w ? w : "one of");
+        for (size_t i = 0; s->choices && s->choices[i] && at < cap; i++)
+            at += (size_t)snprintf(buf + at, cap - at, "%s%s", i ? ", " : "", s->choices[i]);
+        if (at < cap)
+            snprintf(buf + at, cap - at, ")");
+    } else if (w)
         snprintf(buf, cap, "%s", w);
     else if (s->type == CLI_T_SECS)
         snprintf(buf, cap, "a number of seconds from %.10g to %.10g", s->min, s->max);
     else if (s->type == CLI_T_PCT)
         snprintf(buf, cap, "a percentage from %.10g to %.10g", s->min, s->max);
+    else if (s->type == CLI_T_COUNT)
+        snprintf(buf, cap, "a whole number from %.10g to %.10g", s->min, s->max);
     else
         snprintf(buf, cap, "%s",
                  s->type == CLI_T_BOOL || s->type == CLI_T_OFF ? "true or false"
@@ -226,12 +238,15 @@ int cli_set_str(char **slot, const char *v)
     return 0;
 }
 
-/* The whole of text as a number (strtod's syntax). Returns 0, or -1. */
-static int parse_num(const char *text, double *out)
+/* The whole of text as a number of s (strtod's syntax; a percentage may end with '%'). Returns
+ * 0, or -1. */
+static int parse_num(const cli_setting *s, const char *text, double *out)
 {
     char *end;
     errno = 0;
     double v = strtod(text, &end);
+    if (s->type == CLI_T_PCT && end != text && *end == '%')
+        end++;
     if (errno || end == text || *end != '\0')
         return -1;
     *out = v;
@@ -241,10 +256,96 @@ static int parse_num(const char *text, double *out)
 int cli_setting_number(const cli_setting *s, const char *text, double *out)
 {
     double v;
-    if (parse_num(text, &v) < 0 || !cli_setting_in_range(s, v))
+    if (parse_num(s, text, &v) < 0 || !cli_setting_in_range(s, v))
         return -1;
     *out = v;
     return 0;
+}
+
+/* Whether text is refused as s's value whatever its type reads: an empty file name or text
+ * (CLI_T_FILE, CLI_T_TEXT), the problem in err. */
+static bool empty_refused(const cli_setting *s, const char *text, char *err, size_t errlen)
+{
+    if ((s->type != CLI_T_FILE && s->type != CLI_T_TEXT) || *text)
+        return false;
+    snprintf(err, errlen, "the %s is empty", s->type == CLI_T_FILE ? "file name" : "value");
+    return true;
+}
+
+/* Whether text is a zone of the grid intensity table (CLI_T_ZONE). */
+static bool is_zone(const char *text)
+{
+    rt_grid g = RT_GRID_INIT;
+    return rt_grid_lookup(text, &g) == RT_OK;
+}
+
+/* Says in err that text is not what s's value must be, in the command line's words ("'5x' is
+ * not a percentage from 0 to 1000") or the environment's ("not a percentage ...: '5x'"). Returns
+ * -1. */
+static int not_what(const cli_setting *s, const char *text, bool env, char *err, size_t errlen)
+{
+    char what[320];
+    cli_setting_what(s, false, what, sizeof what);
+    if (env)
+        snprintf(err, errlen, "not %s: '%s'", what, text);
+    else
+        snprintf(err, errlen, "'%s' is not %s", text, what);
+    return -1;
+}
+
+/* Whether text is VENDOR:TYPE (CLI_T_INSTANCE): printable ASCII (an escape or a byte that is not
+ * UTF-8 must reach neither the terminal nor the JSON), one ':' between two non-empty parts that
+ * fit their rooms. */
+static bool is_instance(const char *text)
+{
+    const char *colon = strchr(text, ':');
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+        if (*p <= 0x20 || *p >= 0x7f)
+            return false;
+    return colon && colon > text && colon[1] && !strchr(colon + 1, ':') &&
+           (size_t)(colon - text) < CLI_VENDOR_CAP && strlen(colon + 1) < CLI_TYPE_CAP;
+}
+
+void cli_instance_split(const char *text, char vendor[CLI_VENDOR_CAP], char type[CLI_TYPE_CAP])
+{
+    const char *colon = strchr(text, ':');
+    snprintf(vendor, CLI_VENDOR_CAP, "%.*s", (int)(colon - text), text);
+    snprintf(type, CLI_TYPE_CAP, "%s", colon + 1);
+}
+
+int cli_setting_value(const cli_setting *s, const char *text, cli_value *out, char *err, size_t errlen)
+{
+    *out = (cli_value){.text = text};
+    bool ok;
+    switch (s->type) {
+    case CLI_T_SECS:
+    case CLI_T_PCT:
+    case CLI_T_CORES:
+    case CLI_T_ABOVE: ok = cli_setting_number(s, text, &out->num) == 0; break;
+    case CLI_T_PID: ok = cli_parse_pid(text, &out->count) == 0; break;
+    case CLI_T_COUNT: {
+        char *end;
+        errno = 0;
+        out->count = strtol(text, &end, 10);
+        ok = !errno && end != text && *end == '\0' && out->count >= s->min && out->count <= s->max;
+        break;
+    }
+    case CLI_T_CHOICE:
+        ok = false;
+        for (int i = 0; s->choices && s->choices[i] && !ok; i++)
+            if (strcmp(text, s->choices[i]) == 0) {
+                out->choice = i;
+                ok = true;
+            }
+        break;
+    case CLI_T_MEM_UNIT: ok = rt_memory_unit_bytes(text) > 0; break;
+    case CLI_T_TIME_UNIT: ok = rt_time_unit_secs(text) > 0; break;
+    case CLI_T_INSTANCE: ok = is_instance(text); break;
+    case CLI_T_WHEN: ok = cli_since_parse(text, (double)time(NULL), &out->num) == 0; break;
+    case CLI_T_ZONE: ok = is_zone(text); break;
+    default: ok = !empty_refused(s, text, err, errlen); return ok ? 0 : -1; /* CLI_T_FILE, _TEXT, _META */
+    }
+    return ok ? 0 : not_what(s, text, false, err, errlen);
 }
 
 int cli_setting_put_number(const cli_setting *s, cli_layer *l, double v)
@@ -274,7 +375,6 @@ int cli_setting_read(const cli_setting *s, cli_layer *l, const char *text, bool 
 {
     char *base = (char *)l;
     void *slot = s->layer_off == CLI_NONE ? NULL : base + s->layer_off;
-    char what[320];
     bool bad = false;
     double d = 0;
     long pid = 0;
@@ -284,7 +384,7 @@ int cli_setting_read(const cli_setting *s, cli_layer *l, const char *text, bool 
     case CLI_T_PCT:
     case CLI_T_CORES:
     case CLI_T_ABOVE:
-        bad = (s->type == CLI_T_PID ? cli_parse_pid(text, &pid) < 0 : parse_num(text, &d) < 0) ||
+        bad = (s->type == CLI_T_PID ? cli_parse_pid(text, &pid) < 0 : parse_num(s, text, &d) < 0) ||
               cli_setting_put_number(s, l, s->type == CLI_T_PID ? (double)pid : d) < 0;
         break;
     case CLI_T_FORMAT: bad = cli_parse_format(text, (rt_format *)slot) < 0; break;
@@ -304,23 +404,18 @@ int cli_setting_read(const cli_setting *s, cli_layer *l, const char *text, bool 
         break;
     case CLI_T_FILE:
     case CLI_T_TEXT:
-        if (!*text) {
-            snprintf(err, errlen, "the %s is empty", s->type == CLI_T_FILE ? "file name" : "value");
-            return -1;
-        }
-        /* fall through */
     case CLI_T_META:
+        if (empty_refused(s, text, err, errlen))
+            return -1;
         if (cli_set_str((char **)slot, text) < 0)
             goto nomem;
         break;
-    case CLI_T_ZONE: {
-        rt_grid g = RT_GRID_INIT;
-        if (rt_grid_lookup(text, &g) != RT_OK)
+    case CLI_T_ZONE:
+        if (!is_zone(text))
             bad = true;
         else if (cli_set_str((char **)slot, text) < 0)
             goto nomem;
         break;
-    }
     case CLI_T_GPUS: {
         char **list;
         size_t count;
@@ -342,14 +437,8 @@ int cli_setting_read(const cli_setting *s, cli_layer *l, const char *text, bool 
         break;
     default: return 0;
     }
-    if (bad) {
-        cli_setting_what(s, false, what, sizeof what);
-        if (env)
-            snprintf(err, errlen, "not %s: '%s'", what, text);
-        else
-            snprintf(err, errlen, "'%s' is not %s", text, what);
-        return -1;
-    }
+    if (bad)
+        return not_what(s, text, env, err, errlen);
     if (s->set_off != CLI_NONE)
         *(bool *)(base + s->set_off) = true;
     return 0;

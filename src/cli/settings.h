@@ -19,7 +19,7 @@
 typedef enum cli_type {
     CLI_T_PID,     /* a process id: long, 1..INT_MAX */
     CLI_T_SECS,    /* seconds: double in [min, max] */
-    CLI_T_PCT,     /* a percentage: double in [min, max] */
+    CLI_T_PCT,     /* a percentage: double in [min, max]; the text may end with '%' ("5%") */
     CLI_T_CORES,   /* a number of cores: double in (min, max] */
     CLI_T_FORMAT,  /* json, csv or json-rs: rt_format */
     CLI_T_CGROUP,  /* auto or off: bool (true: off); --cgroup, --energy */
@@ -39,7 +39,19 @@ typedef enum cli_type {
     CLI_T_CONFIG,  /* -c FILE: the config file's path */
     CLI_T_HELP,    /* -h */
     CLI_T_VERSION, /* -V */
+    /* the types of subcommands' values only (cli_setting_value) */
+    CLI_T_COUNT,     /* a whole number in [min, max]: long (--last) */
+    CLI_T_CHOICE,    /* one of the row's choices: its index (summary --format) */
+    CLI_T_MEM_UNIT,  /* a memory unit the library knows (rt_memory_unit_bytes): the text */
+    CLI_T_TIME_UNIT, /* a time unit the library knows (rt_time_unit_secs): the text */
+    CLI_T_INSTANCE,  /* VENDOR:TYPE, printable ASCII, each part non-empty and shorter than
+                      * CLI_VENDOR_CAP / CLI_TYPE_CAP: the text */
+    CLI_T_WHEN,      /* an ISO 8601 date or time, or an age (cli_since_parse): Unix time */
 } cli_type;
+
+/* The rooms of an instance's two parts (CLI_T_INSTANCE), their NUL included. */
+#define CLI_VENDOR_CAP 64
+#define CLI_TYPE_CAP 128
 
 /* In a parser of the layers that returns 0 or -1 with the reason in err (errlen bytes): says
  * the reason and returns -1. */
@@ -112,13 +124,15 @@ typedef struct cli_setting {
     const char *env;   /* the environment variable; NULL: none */
     const char *section, *key; /* TOML table and key; NULL: not in the config file */
     cli_type type;
-    double min, max;   /* CLI_T_SECS, CLI_T_PCT, CLI_T_CORES and CLI_T_ABOVE */
+    double min, max;   /* CLI_T_SECS, CLI_T_PCT, CLI_T_CORES, CLI_T_ABOVE and CLI_T_COUNT */
     double def;        /* the built-in default of a number */
     size_t layer_off;  /* the value in cli_layer; CLI_NONE: none */
     size_t set_off;    /* its bool "given" mark in cli_layer; CLI_NONE: a NULL string says */
     size_t merged_off; /* the merged value in cli_options; CLI_NONE: merged by its own code */
     const char *what;  /* what a value must be, after "is not" ("a format (json or csv)"); NULL:
-                        * made from the type and range */
+                        * made from the type and range; CLI_T_CHOICE: its noun ("a format"), the
+                        * choices after it in parentheses */
+    const char *const *choices; /* CLI_T_CHOICE: the words it takes, NULL-ended */
     const char *must;  /* the same for the config file, after "must be"; NULL: what */
     bool lead;         /* listed first among its table's keys in messages */
     const char *help;  /* --help's text, '\n' between lines; NULL: not listed on its own */
@@ -143,6 +157,7 @@ extern const size_t cli_nsettings;
 int cli_set_str(char **slot, const char *v);
 
 const cli_setting *cli_setting_by_flag(const char *flag); /* a tracking run's flags only */
+const cli_setting *cli_setting_by_opt(cli_opt opt); /* a subcommand's option: the first row of it */
 const cli_setting *cli_setting_by_env(const char *env);
 const cli_setting *cli_setting_by_key(const char *section, const char *key);
 
@@ -156,6 +171,22 @@ bool cli_setting_in_range(const cli_setting *s, double v);
 /* Reads text as a number of s (CLI_T_SECS, CLI_T_PCT, CLI_T_CORES, CLI_T_ABOVE) in its range. Returns 0 and *out, or
  * -1. */
 int cli_setting_number(const cli_setting *s, const char *text, double *out);
+
+/* A subcommand's value read through its row (cli_setting_value): the member its type fills. */
+typedef struct cli_value {
+    const char *text; /* the text as given (every type) */
+    double num;       /* CLI_T_SECS, CLI_T_PCT, CLI_T_CORES, CLI_T_ABOVE; CLI_T_WHEN: Unix time */
+    long count;       /* CLI_T_COUNT, CLI_T_PID */
+    int choice;       /* CLI_T_CHOICE: the index of the word in choices */
+} cli_value;
+
+/* Reads text as a subcommand's value of s by its type and range into *out. Returns 0; or -1
+ * with the problem in err, after "--FLAG: " ("'5x' is not a percentage from 0 to 1000", "the
+ * value is empty"): the words the tracking command's flags get (cli_setting_read). */
+int cli_setting_value(const cli_setting *s, const char *text, cli_value *out, char *err, size_t errlen);
+
+/* The two parts of text, a value of CLI_T_INSTANCE (cli_setting_value took it): VENDOR, TYPE. */
+void cli_instance_split(const char *text, char vendor[CLI_VENDOR_CAP], char type[CLI_TYPE_CAP]);
 
 /* Stores number v as s's value in layer l, by s's type: a process id (CLI_T_PID: a whole number,
  * 1..INT_MAX) as long, a number of CLI_T_SECS, CLI_T_PCT, CLI_T_CORES or CLI_T_ABOVE in its range
@@ -211,6 +242,25 @@ void cli_args_init(cli_args *a, const cli_options *o, cli_command cmd, unsigned 
  * ("history: unknown option '--bogus' (see resource-tracker history --help)", "report: option
  * '-o' needs a value"): the caller ends with EXIT_USAGE. */
 int cli_args_next(cli_args *a);
+
+/* Reads the value of the option cli_args_next returned (a->opt, a->value) through its row
+ * (cli_setting_value) into *out. Returns 0; or -1 after saying one line, "recommend:
+ * --max-slowdown: '5x' is not a percentage from 0 to 1000" (cli_say): the caller ends with
+ * EXIT_USAGE. */
+int cli_args_value(cli_args *a, cli_value *out);
+
+/* The name a word is a typo of, among the names offered to cli_near_try one by one: one edit
+ * (an insertion, deletion, substitution or swap of neighbours) from a name of up to 5 letters,
+ * two beyond; a word under 3 letters is none's. For subcommands ("summery": main.c) and flags
+ * ("--outptu": "did you mean --output?"). Start with CLI_NEAR(word); best is NULL when none. */
+typedef struct cli_near {
+    const char *word;
+    size_t word_len; /* the bytes of word compared (a flag's before its '=') */
+    const char *best;
+    size_t dist;
+} cli_near;
+#define CLI_NEAR(w, n) ((cli_near){.word = (w), .word_len = (n), .dist = 3})
+void cli_near_try(cli_near *n, const char *name);
 
 /* Reads the arguments of a subcommand that takes no words and one flag without value beside
  * -h (info --json, upload --list): *on set when that flag is given. Returns -1 to go on; else

@@ -12,13 +12,6 @@
 #include "settings.h"
 #include "status.h"
 
-/* Whether the library knows memory_unit and time_unit (either may be NULL): gpu_tracker's
- * names, the same for the JSON and the text summary. */
-static bool units_known(const char *memory_unit, const char *time_unit)
-{
-    return (!memory_unit || rt_memory_unit_bytes(memory_unit) > 0) && (!time_unit || rt_time_unit_secs(time_unit) > 0);
-}
-
 int cli_read_run(const char *path, rt_stats *const *st, size_t nst, rt_report *rep)
 {
     rt_run_read_options ro = RT_RUN_READ_OPTIONS_INIT;
@@ -89,17 +82,8 @@ int cli_summary_json(FILE *f, const rt_summary *s, const char *mu, const char *t
 
 /* ---- the subcommand -------------------------------------------------------------------- */
 
+/* --format's values, in the order of its row's choices (settings_table.c) */
 enum { SUMMARY_TEXT, SUMMARY_JSON, SUMMARY_MARKDOWN, SUMMARY_SNAKEMAKE, SUMMARY_NEXTFLOW };
-
-/* --format's value as SUMMARY_*, -1 for an unknown one. */
-static int summary_format_of(const char *name)
-{
-    static const char *const names[] = {"text", "json", "markdown", "snakemake", "nextflow"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(name, names[i]) == 0)
-            return (int)i;
-    return -1;
-}
 
 /* A recorded run as Markdown (from its report's buckets) or a workflow engine's file, to f. */
 static rt_error summary_write_other(int format, const rt_report *rep, const rt_summary *s, FILE *f)
@@ -196,39 +180,17 @@ int cli_summary_main(cli_options *o)
     int k, first = o->nsub; /* the first FILE */
     while ((k = cli_args_next(&args)) == CLI_ARG_OPTION) {
         const char *v = args.value;
+        cli_value val;
+        if (v && cli_args_value(&args, &val) < 0) { /* each value through its row */
+            cli_gpu_list_free(gpus, ngpus);
+            return EXIT_USAGE;
+        }
         switch (args.opt->opt) {
         case CLI_O_JSON: format = SUMMARY_JSON; break;
-        case CLI_O_FORMAT:
-            if ((format = summary_format_of(v)) < 0) {
-                cli_say("summary: --format: '%s' is not a format (text, json, markdown, snakemake, nextflow)", v);
-                cli_gpu_list_free(gpus, ngpus);
-                return EXIT_USAGE;
-            }
-            break;
-        case CLI_O_MEMORY_UNIT:
-            if (!units_known(v, NULL)) {
-                cli_say("summary: --memory-unit: '%s' is not a unit (bytes, kilobytes, megabytes, gigabytes, terabytes)",
-                        v);
-                cli_gpu_list_free(gpus, ngpus);
-                return EXIT_USAGE;
-            }
-            mu = v;
-            break;
-        case CLI_O_TIME_UNIT:
-            if (!units_known(NULL, v)) {
-                cli_say("summary: --time-unit: '%s' is not a unit (seconds, minutes, hours, days)", v);
-                cli_gpu_list_free(gpus, ngpus);
-                return EXIT_USAGE;
-            }
-            tu = v;
-            break;
-        case CLI_O_EXPECTED_CORES:
-            if (cli_parse_expected_cores(v, &expected) < 0) {
-                cli_say("summary: --expected-cores: '%s' is not a number of cores above 0", v);
-                cli_gpu_list_free(gpus, ngpus);
-                return EXIT_USAGE;
-            }
-            break;
+        case CLI_O_FORMAT: format = val.choice; break; /* the row's choices are SUMMARY_*'s order */
+        case CLI_O_MEMORY_UNIT: mu = v; break;
+        case CLI_O_TIME_UNIT: tu = v; break;
+        case CLI_O_EXPECTED_CORES: expected = val.num; break;
         case CLI_O_GPUS:
             cli_gpu_list_free(gpus, ngpus);
             if (cli_parse_gpu_list(v, &gpus, &ngpus, &why) < 0) {
@@ -236,13 +198,8 @@ int cli_summary_main(cli_options *o)
                 return EXIT_USAGE;
             }
             break;
-        case CLI_O_GRID_ZONE:
-        case CLI_O_GRID_INTENSITY:
-            if (cli_grid_option("summary", args.opt->flag, v, &grid_zone, &grid_intensity) < 0) {
-                cli_gpu_list_free(gpus, ngpus);
-                return EXIT_USAGE;
-            }
-            break;
+        case CLI_O_GRID_ZONE: grid_zone = v; break;
+        case CLI_O_GRID_INTENSITY: grid_intensity = val.num; break;
         case CLI_O_EACH: each = true; break;
         default:
             cli_gpu_list_free(gpus, ngpus);

@@ -57,6 +57,9 @@ static void bad_values(void **state)
     expect_usage_error("--pid: '-5' is not a process id", 3, "rt", "-p", "-5");
     expect_usage_error("--pid: '12x'", 3, "rt", "--pid", "12x");
     expect_usage_error("--tag: 'novalue' is not KEY=VALUE", 3, "rt", "--tag", "novalue");
+    expect_usage_error("unknown option '--outptu'; did you mean --output? (see --help)", 3, "rt", "--outptu", "x");
+    expect_usage_error("unknown option '--intervl=1'; did you mean --interval? (see --help)", 2, "rt", "--intervl=1",
+                       NULL);
     expect_usage_error("--tag: '=v'", 3, "rt", "--tag", "=v");
     expect_usage_error("unknown option '--bogus'", 2, "rt", "--bogus", NULL);
     expect_usage_error("unknown option '-z'", 2, "rt", "-z", NULL);
@@ -394,13 +397,31 @@ static void pid_with_command_rejected(void **state)
     cli_options_free(&o);
 }
 
+/* -o DIR (an existing directory without its '/'): the line a file that cannot be opened gets,
+ * and a hint that DIR/ is what writes into it; --report's check gets no such hint (issue 70). */
+static void output_directory_hint(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rt-unit-odir-XXXXXX", slashed[64], err[512], want[256];
+    assert_non_null(mkdtemp(dir));
+    assert_int_equal(cli_path_check("output", dir, CLI_WRITE_FILE_OR_DIR, err, sizeof err), -1);
+    snprintf(want, sizeof want, "--output: cannot open '%s': Is a directory; to write into it, end it with '/': -o %s/",
+             dir, dir);
+    assert_string_equal(err, want);
+    snprintf(slashed, sizeof slashed, "%s/", dir);
+    assert_int_equal(cli_path_check("output", slashed, CLI_WRITE_FILE_OR_DIR, err, sizeof err), 0);
+    assert_int_equal(cli_path_check("report", dir, CLI_WRITE_FILE, err, sizeof err), -1);
+    assert_null(strstr(err, "end it with"));
+    assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(flags), cmocka_unit_test(abbreviations_and_clusters), cmocka_unit_test(bad_values), cmocka_unit_test(commands_and_subcommands),
         cmocka_unit_test(precedence), cmocka_unit_test(pid_with_command_rejected),
         cmocka_unit_test(cgroup_and_wait_all), cmocka_unit_test(listen_values), cmocka_unit_test(otel_lists),
-        cmocka_unit_test(otlp_settings), cmocka_unit_test(rust_tool_spellings),
+        cmocka_unit_test(otlp_settings), cmocka_unit_test(rust_tool_spellings), cmocka_unit_test(output_directory_hint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -238,6 +238,29 @@ static void ranges_alike_everywhere(void **state)
         const char *bad[] = {lo, hi, "nan", "inf"};
         double d;
         assert_int_equal(cli_setting_number(s, edge, &d), 0);
+        /* a percentage may end with '%', once, right after the number (issue 70) */
+        assert_int_equal(cli_setting_number(s, "5%", &d), s->type == CLI_T_PCT ? 0 : -1);
+        assert_true(s->type != CLI_T_PCT || d == 5);
+        assert_int_equal(cli_setting_number(s, "%", &d), -1);
+        assert_int_equal(cli_setting_number(s, "5%%", &d), -1);
+        assert_int_equal(cli_setting_number(s, "5 %", &d), -1);
+        if (s->type == CLI_T_PCT && s->section) { /* and so in the config file (a string) and the environment */
+            char doc[256], err[512];
+            snprintf(doc, sizeof doc, "[%s]\n%s = \"5%%\"\n", s->section, s->key);
+            cli_layer l;
+            memset(&l, 0, sizeof l);
+            assert_int_equal(cli_parse_config(&l, "c.toml", doc, strlen(doc), err, sizeof err), 0);
+            assert_true(*(double *)((char *)&l + s->layer_off) == 5);
+            cli_layer_free(&l);
+            if (s->env) {
+                setenv(s->env, "7.5%", 1);
+                memset(&l, 0, sizeof l);
+                assert_int_equal(cli_settings_env(&l, err, sizeof err), 0);
+                assert_true(*(double *)((char *)&l + s->layer_off) == 7.5);
+                cli_layer_free(&l);
+                unsetenv(s->env);
+            }
+        }
         for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
             char want[256], err[512];
             assert_int_equal(cli_setting_number(s, bad[b], &d), -1);
@@ -390,6 +413,136 @@ static void subcommand_arguments(void **state)
     assert_true(on);
 }
 
+/* What sub_args' reader returns for one option of subcommand sub with value v, read through its
+ * row (cli_args_value): "ok" or the line said. */
+static const char *sub_value(const char *sub, const char *flag, const char *v, cli_value *out)
+{
+    static char err[256];
+    char opt[64], *argv[] = {opt, (char *)v};
+    snprintf(opt, sizeof opt, "--%s", flag);
+    cli_options o = {.sub_args = argv, .nsub = 2};
+    cli_args a;
+    cli_args_init(&a, &o, cli_subcommand_by_name(sub)->cmd, 0);
+    assert_int_equal(cli_args_next(&a), CLI_ARG_OPTION);
+    snprintf(err, sizeof err, "%s", cli_args_value(&a, out) == 0 ? "ok" : a.err);
+    return err;
+}
+
+/* A subcommand's value goes through its row: every row that takes a value in a subcommand says
+ * its type (no row left at 0, a process id), and a bad value gets the row's words, as the
+ * tracking command's flags do (issue 70). */
+static void subcommand_values(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < cli_nsettings; i++) {
+        const cli_setting *s = &cli_settings[i];
+        if (s->arg && (s->commands & ~CLI_CMD_TRACK) && s->type == CLI_T_PID)
+            fail_msg("--%s: a subcommand's value without its type", s->flag);
+        if (s->type == CLI_T_CHOICE)
+            assert_true(s->choices && s->choices[0]);
+    }
+    cli_value v;
+    assert_string_equal(sub_value("recommend", "max-slowdown", "5%", &v), "ok");
+    assert_true(v.num == 5);
+    assert_string_equal(sub_value("recommend", "max-slowdown", "0", &v), "ok");
+    assert_string_equal(sub_value("recommend", "max-slowdown", "5x", &v),
+                        "recommend: --max-slowdown: '5x' is not a percentage from 0 to 1000");
+    assert_string_equal(sub_value("recommend", "max-slowdown", "1001", &v),
+                        "recommend: --max-slowdown: '1001' is not a percentage from 0 to 1000");
+    assert_true(cli_setting_by_opt(CLI_O_MAX_SLOWDOWN)->def == 10 && cli_setting_by_opt(CLI_O_LAST)->def == 5);
+    assert_string_equal(sub_value("recommend", "last", "3", &v), "ok");
+    assert_int_equal(v.count, 3);
+    const char *no_count[] = {"0", "-3", "five", "2.5", "3x", "", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof no_count / sizeof no_count[0]; i++) {
+        char want[160];
+        snprintf(want, sizeof want, "history: --last: '%s' is not a whole number of runs from 1", no_count[i]);
+        assert_string_equal(sub_value("history", "last", no_count[i], &v), want);
+    }
+    assert_string_equal(sub_value("recommend", "job", "", &v), "recommend: --job: the value is empty");
+    assert_string_equal(sub_value("history", "export", "", &v), "history: --export: the file name is empty");
+    assert_string_equal(sub_value("report", "output", "", &v), "report: --output: the file name is empty");
+    /* VENDOR:TYPE: printable ASCII, one ':' between two parts that fit */
+    char vendor[CLI_VENDOR_CAP], type[CLI_TYPE_CAP];
+    assert_string_equal(sub_value("report", "instance", "aws:t3.medium", &v), "ok");
+    cli_instance_split(v.text, vendor, type);
+    assert_string_equal(vendor, "aws");
+    assert_string_equal(type, "t3.medium");
+    const char *no_instance[] = {"aws", "aws:", ":t3", "a:b:c", "aws:t3 medium", "aws:t3.m\xc3\xa9" "dium", "aws:x\x1b" "[2J"};
+    for (size_t i = 0; i < sizeof no_instance / sizeof no_instance[0]; i++) {
+        char want[160];
+        snprintf(want, sizeof want, "recommend: --instance: '%s' is not a server as VENDOR:TYPE (e.g. aws:t3.medium)",
+                 no_instance[i]);
+        assert_string_equal(sub_value("recommend", "instance", no_instance[i], &v), want);
+    }
+    char long_type[200];
+    memset(long_type, 'x', sizeof long_type);
+    memcpy(long_type, "aws:", 4);
+    long_type[sizeof long_type - 1] = '\0';
+    assert_string_not_equal(sub_value("recommend", "instance", long_type, &v), "ok");
+    /* summary's choices and units */
+    assert_string_equal(sub_value("summary", "format", "nextflow", &v), "ok");
+    assert_int_equal(v.choice, 4);
+    assert_string_equal(sub_value("summary", "format", "yaml", &v),
+                        "summary: --format: 'yaml' is not a format (text, json, markdown, snakemake, nextflow)");
+    assert_string_equal(sub_value("summary", "memory-unit", "gigabytes", &v), "ok");
+    assert_string_equal(sub_value("summary", "memory-unit", "mb", &v),
+                        "summary: --memory-unit: 'mb' is not a unit (bytes, kilobytes, megabytes, gigabytes, terabytes)");
+    assert_string_equal(sub_value("summary", "time-unit", "hours", &v), "ok");
+    assert_string_equal(sub_value("summary", "time-unit", "weeks", &v),
+                        "summary: --time-unit: 'weeks' is not a unit (seconds, minutes, hours, days)");
+    assert_string_equal(sub_value("summary", "expected-cores", "0", &v),
+                        "summary: --expected-cores: '0' is not a number of cores above 0");
+    assert_string_equal(sub_value("report", "grid-zone", "FR", &v), "ok");
+    assert_string_equal(sub_value("history", "since", "2026-11-29", &v), "ok");
+    assert_true(v.num == 1795910400.0);
+    assert_string_equal(sub_value("history", "since", "yesterday", &v),
+                        "history: --since: 'yesterday' is not an ISO 8601 date or time (2026-11-29, "
+                        "2026-11-29T07:30:00Z) or an age (90s, 30m, 12h, 7d, 2w)");
+}
+
+/* A mistyped long flag gets the flag of its command it is a typo of (the same rule as a mistyped
+ * subcommand's: one edit in a name of up to 5 letters, two beyond), the message otherwise as
+ * before. */
+static void did_you_mean(void **state)
+{
+    (void)state;
+    cli_near n = CLI_NEAR("outptu", 6);
+    cli_near_try(&n, "output");
+    cli_near_try(&n, "quiet");
+    assert_string_equal(n.best, "output");
+    n = CLI_NEAR("output", 6); /* the name itself is no typo */
+    cli_near_try(&n, "output");
+    assert_null(n.best);
+    n = CLI_NEAR("jb", 2); /* too short to guess */
+    cli_near_try(&n, "job");
+    assert_null(n.best);
+    n = CLI_NEAR("jbo", 3); /* one edit (a swap) in 3 letters */
+    cli_near_try(&n, "job");
+    assert_string_equal(n.best, "job");
+    n = CLI_NEAR("lats=3", 4); /* the bytes before '=' */
+    cli_near_try(&n, "last");
+    assert_string_equal(n.best, "last");
+    n = CLI_NEAR("xyzzy", 5);
+    cli_near_try(&n, "quiet");
+    assert_null(n.best);
+    assert_string_equal(cli_subcommand_near("summery"), "summary");
+    assert_string_equal(cli_subcommand_near("reprot"), "report");
+    assert_null(cli_subcommand_near("ls"));
+    char *typo[] = {"--max-slowdwn", "5"};
+    assert_string_equal(sub_args("recommend", 0, typo, 2),
+                        "recommend: unknown option '--max-slowdwn'; did you mean --max-slowdown? (see resource-tracker "
+                        "recommend --help)");
+    char *typo_eq[] = {"--lsat=3"};
+    assert_string_equal(sub_args("history", 0, typo_eq, 1),
+                        "history: unknown option '--lsat=3'; did you mean --last? (see resource-tracker history --help)");
+    char *far[] = {"--frobnicate"};
+    assert_string_equal(sub_args("report", 0, far, 1),
+                        "report: unknown option '--frobnicate' (see resource-tracker report --help)");
+    char *other[] = {"--outptu"}; /* report's -o is --output too */
+    assert_string_equal(sub_args("report", 0, other, 1),
+                        "report: unknown option '--outptu'; did you mean --output? (see resource-tracker report --help)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -397,7 +550,8 @@ int main(void)
         cmocka_unit_test(every_flag_is_in_help), cmocka_unit_test(subcommand_docs_are_its_rows),
         cmocka_unit_test(every_key_is_read),           cmocka_unit_test(ranges_alike_everywhere),
         cmocka_unit_test(precedence_for_every_setting), cmocka_unit_test(subcommands),
-        cmocka_unit_test(subcommand_arguments),
+        cmocka_unit_test(subcommand_arguments),        cmocka_unit_test(subcommand_values),
+        cmocka_unit_test(did_you_mean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
