@@ -778,23 +778,26 @@ const cli_setting cli_settings[] = {
      .set_off = L(max_slowdown_set),
      .merged_off = M(max_slowdown),
      .help = "how much longer than this run the cores asked for may make it, percent\n"
-             "(default {def}): the fewest cores predicted within it (docs/answers.md)",
+             "(default {def}; 5% or 5): the fewest cores predicted within it (docs/answers.md)",
      .man = "How much longer than this run the cores its own answers ask for may make it, percent: the\n"
             "summary, report, step summary and the history's summary ask for the fewest cores\n"
             "under which the run is predicted within \\fIPCT\\fR of its own duration (docs/answers.md, \"The\n"
-            "CPU answer\"). Default 10; 0 to 1000 (config: \\fB[tracker] max_slowdown_pct\\fR; environment:\n"
+            "CPU answer\"). Default 10; 0 to 1000, a trailing % allowed (\\fB5%\\fR) (config: \\fB[tracker]\n"
+            "max_slowdown_pct\\fR, a number or such a string; environment:\n"
             "\\fBTRACKER_MAX_SLOWDOWN\\fR). \\fBrecommend \\-\\-max\\-slowdown\\fR does the same for recorded runs.",
      .md_default = "10",
-     .md = "how much longer than this run the cores its own answers ask for may make it (the summary, report, step "
+     .md = "how much longer than this run the cores its own answers ask for may make it, 0 to 1000, a trailing `%` "
+           "allowed (the summary, report, step "
            "summary, history): the fewest cores predicted within it (`[tracker] max_slowdown_pct`, "
            "`TRACKER_MAX_SLOWDOWN`; `recommend --max-slowdown` for recorded runs)",
      .sub =
          (const cli_sub_text[]){
              {.commands = CLI_CMD_RECOMMEND,
               .help = "the predicted duration may exceed the run's own by PCT percent\n"
-                      "(default 10; 0 to 1000)",
+                      "(default 10; 0 to 1000; 5% or 5)",
               .man = "How much longer than a run's own duration the predicted duration under the asked cores may be,\n"
-                     "in percent (default 10; 0 to 1000): \\fB0\\fR asks for the cores the run used at its widest,\n"
+                     "in percent (default 10; 0 to 1000, a trailing % allowed: \\fB5%\\fR): \\fB0\\fR asks for the\n"
+                     "cores the run used at its widest,\n"
                      "\\fB50\\fR accepts half again the time for fewer cores."},
              {0}}},
     {.flag = "grid-zone",

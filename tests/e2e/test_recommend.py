@@ -380,6 +380,19 @@ def test_usage_errors(tmp_path, args):
     assert len(r.stderr.splitlines()) == 1, r.stderr
 
 
+def test_max_slowdown_takes_a_percent_sign(run_file, needs_reader):
+    """Issue 70: --max-slowdown goes through its row (CLI_T_PCT, 0 to 1000): "5%" is 5, a bad
+    value is the row's message and exit 2 before anything is read."""
+    path = run_file()
+    r = recommend([path, "--json", "--no-price-lookup", "--max-slowdown", "5%"], closed_port_url())
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["recommendation"]["max_slowdown_pct"] == 5
+    for bad in ("5x", "1001", "-1", "%", "5%%"):
+        r = recommend([path, "--max-slowdown", bad], closed_port_url())
+        assert r.returncode == 2 and r.stdout == "", (bad, r.stdout)
+        assert r.stderr == f"resource-tracker: recommend: --max-slowdown: '{bad}' is not a percentage from 0 to 1000\n"
+
+
 def test_help():
     r = recommend(["--help"], closed_port_url())
     assert r.returncode == 0
