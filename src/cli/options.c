@@ -369,10 +369,10 @@ int cli_args_next(cli_args *a)
 
 int cli_args_value(cli_args *a, cli_value *out)
 {
-    char why[sizeof a->err - 80];
+    char why[sizeof a->err - 96]; /* room for the head: the longest name and flag are under 40 */
     if (cli_setting_value(a->opt, a->value, out, why, sizeof why) == 0)
         return 0;
-    snprintf(a->err, sizeof a->err, "%s: --%s: %s", a->name, a->opt->flag, why);
+    snprintf(a->err, sizeof a->err, "%.16s: --%.32s: %s", a->name, a->opt->flag, why);
     cli_say("%s", a->err);
     return -1;
 }

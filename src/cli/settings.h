@@ -219,7 +219,8 @@ typedef struct cli_args {
     int at;            /* the index of what cli_args_next returned */
     const cli_setting *opt; /* the option returned (NULL with a word) */
     const char *value; /* the option's value (NULL: it takes none), or the word */
-    char err[256];     /* what cli_args_next found wrong (it says it too) */
+    char err[1024];    /* what cli_args_next or cli_args_value found wrong (they say it too; a
+                        * zone's words name the table's path) */
     bool dashdash;     /* "--" was read */
     const char *cluster; /* the letters of "-qv" still to read ("v"), or NULL */
 } cli_args;

@@ -417,7 +417,7 @@ static void subcommand_arguments(void **state)
  * row (cli_args_value): "ok" or the line said. */
 static const char *sub_value(const char *sub, const char *flag, const char *v, cli_value *out)
 {
-    static char err[256];
+    static char err[sizeof ((cli_args *)0)->err];
     char opt[64], *argv[] = {opt, (char *)v};
     snprintf(opt, sizeof opt, "--%s", flag);
     cli_options o = {.sub_args = argv, .nsub = 2};
@@ -493,6 +493,9 @@ static void subcommand_values(void **state)
     assert_string_equal(sub_value("summary", "expected-cores", "0", &v),
                         "summary: --expected-cores: '0' is not a number of cores above 0");
     assert_string_equal(sub_value("report", "grid-zone", "FR", &v), "ok");
+    const char *zone_said = sub_value("report", "grid-zone", "XX", &v); /* whole: its words name the table's path */
+    assert_true(strncmp(zone_said, "report: --grid-zone: 'XX' is not a zone", 39) == 0);
+    assert_non_null(strstr(zone_said, "grid-intensity.csv | cut -d, -f1)"));
     assert_string_equal(sub_value("history", "since", "2026-11-29", &v), "ok");
     assert_true(v.num == 1795910400.0);
     assert_string_equal(sub_value("history", "since", "yesterday", &v),
