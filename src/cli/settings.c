@@ -272,6 +272,21 @@ static bool empty_refused(const cli_setting *s, const char *text, char *err, siz
     return true;
 }
 
+/* Whether text is refused as a list of GPUs (CLI_T_GPUS: cli_parse_gpu_list), the problem in
+ * err ("an empty GPU uuid in the list: 'a,,b'"). */
+static bool gpus_refused(const char *text, char *err, size_t errlen)
+{
+    char **list;
+    size_t count;
+    const char *why;
+    if (cli_parse_gpu_list(text, &list, &count, &why) == 0) {
+        cli_gpu_list_free(list, count);
+        return false;
+    }
+    snprintf(err, errlen, "%s: '%s'", why, text);
+    return true;
+}
+
 /* Whether text is a zone of the grid intensity table (CLI_T_ZONE). */
 static bool is_zone(const char *text)
 {
@@ -343,6 +358,7 @@ int cli_setting_value(const cli_setting *s, const char *text, cli_value *out, ch
     case CLI_T_INSTANCE: ok = is_instance(text); break;
     case CLI_T_WHEN: ok = cli_since_parse(text, (double)time(NULL), &out->num) == 0; break;
     case CLI_T_ZONE: ok = is_zone(text); break;
+    case CLI_T_GPUS: return gpus_refused(text, err, errlen) ? -1 : 0;
     default: ok = !empty_refused(s, text, err, errlen); return ok ? 0 : -1; /* CLI_T_FILE, _TEXT, _META */
     }
     return ok ? 0 : not_what(s, text, false, err, errlen);
@@ -416,19 +432,12 @@ int cli_setting_read(const cli_setting *s, cli_layer *l, const char *text, bool 
         else if (cli_set_str((char **)slot, text) < 0)
             goto nomem;
         break;
-    case CLI_T_GPUS: {
-        char **list;
-        size_t count;
-        const char *why;
-        if (cli_parse_gpu_list(text, &list, &count, &why) < 0) {
-            snprintf(err, errlen, "%s: '%s'", why, text);
+    case CLI_T_GPUS:
+        if (gpus_refused(text, err, errlen))
             return -1;
-        }
-        cli_gpu_list_free(list, count);
         if (cli_set_str((char **)slot, text) < 0)
             goto nomem;
         break;
-    }
     case CLI_T_TAG:
         if (cli_check_tag(text) < 0)
             bad = true;

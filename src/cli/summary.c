@@ -193,9 +193,9 @@ int cli_summary_main(cli_options *o)
         case CLI_O_EXPECTED_CORES: expected = val.num; break;
         case CLI_O_GPUS:
             cli_gpu_list_free(gpus, ngpus);
-            if (cli_parse_gpu_list(v, &gpus, &ngpus, &why) < 0) {
-                cli_say("summary: --gpus: %s: '%s'", why, v);
-                return EXIT_USAGE;
+            if (cli_parse_gpu_list(v, &gpus, &ngpus, &why) < 0) { /* its row took it: out of memory */
+                cli_say("summary: --gpus: %s", why);
+                return EXIT_FAIL;
             }
             break;
         case CLI_O_GRID_ZONE: grid_zone = v; break;

@@ -37,6 +37,8 @@ BAD_VALUES = [
      "summary: --time-unit: 'weeks' is not a unit (seconds, minutes, hours, days)"),
     (["summary", "--expected-cores", "0", "run.jsonl"],
      "summary: --expected-cores: '0' is not a number of cores above 0"),
+    (["summary", "--gpus", "GPU-a,,GPU-b", "run.jsonl"],
+     "summary: --gpus: an empty GPU uuid in the list: 'GPU-a,,GPU-b'"),
     (["history", "--last", "2.5"], "history: --last: '2.5' is not a whole number of runs from 1"),
     (["history", "--since", "yesterday"],
      "history: --since: 'yesterday' is not an ISO 8601 date or time (2026-11-29, 2026-11-29T07:30:00Z) or an age "

@@ -492,6 +492,9 @@ static void subcommand_values(void **state)
                         "summary: --time-unit: 'weeks' is not a unit (seconds, minutes, hours, days)");
     assert_string_equal(sub_value("summary", "expected-cores", "0", &v),
                         "summary: --expected-cores: '0' is not a number of cores above 0");
+    assert_string_equal(sub_value("summary", "gpus", "GPU-a, GPU-b", &v), "ok");
+    assert_string_equal(sub_value("summary", "gpus", "GPU-a,,GPU-b", &v),
+                        "summary: --gpus: an empty GPU uuid in the list: 'GPU-a,,GPU-b'");
     assert_string_equal(sub_value("report", "grid-zone", "FR", &v), "ok");
     const char *zone_said = sub_value("report", "grid-zone", "XX", &v); /* whole: its words name the table's path */
     assert_true(strncmp(zone_said, "report: --grid-zone: 'XX' is not a zone", 39) == 0);
