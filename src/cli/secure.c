@@ -168,8 +168,8 @@ static int dir_writable(const char *dir)
 static int path_writable(const char *path, cli_write_kind kind)
 {
     size_t len = strlen(path);
-    if (len > 0 && path[len - 1] == '/') /* -o DIR/: a file of the run's own in DIR */
-        return dir_writable(path);
+    if (len > 0 && path[len - 1] == '/') /* -o DIR/: a file of the run's own in DIR; a file is no DIR/ */
+        return kind == CLI_WRITE_FILE_OR_DIR ? dir_writable(path) : EISDIR;
     struct stat st;
     bool exists = stat(path, &st) == 0;
     if (!exists && errno != ENOENT)

@@ -87,3 +87,11 @@ def test_output_directory_without_its_slash(tmp_path):
     assert r.returncode == 0, r.stderr
     (f,) = d.iterdir()
     assert f.name.endswith(".jsonl") and f.stat().st_size > 0
+
+
+@pytest.mark.parametrize("flag", ["--report", "--history"])
+def test_a_file_flag_refuses_a_directory_slash(tmp_path, flag):
+    """Only -o takes DIR/: --report ./ and --history ./ are refused before the job starts (the
+    report was said to fail at the run's end), with no hint."""
+    line = usage_line(run(["-q", flag, "./", "--", "true"], tmp_path))
+    assert line == f"resource-tracker: {flag}: cannot open './': Is a directory"
