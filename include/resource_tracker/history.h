@@ -119,6 +119,15 @@ typedef struct rt_history_who {
 RT_API int rt_history_runs(const char *target, const char *job, long last, rt_summary **runs, size_t *n,
                            rt_history_who **who, char *err, size_t cap);
 RT_API void rt_history_free(rt_summary *runs);
+/* The runs `recommend --job JOB` answers from: rt_history_runs's, and with whole_job (the tool
+ * without --last) when the newest run is a node of a job of several (its member), as many of the
+ * newest as that job had runs, so that its view has every node: rows are read, twice as many each
+ * time (at most 4096), until the first of another job or the history's first is in; then *n is
+ * the job's runs, or its tasks or nodes as its member says them, or `last`, the most of them
+ * (no more than were read). A read after the first that fails keeps the first's runs. Returns as
+ * rt_history_runs. (0.22) */
+RT_API int rt_history_job_runs(const char *target, const char *job, long last, int whole_job, rt_summary **runs,
+                               size_t *n, rt_history_who **who, char *err, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -85,6 +85,14 @@ typedef struct rt_job_view {
  * number of jobs named (distinct job_ids; 0 when none is, or for NULL). (0.22) */
 RT_API size_t rt_job_group(const rt_summary *const *runs, size_t n, size_t *group);
 
+/* Which of runs[0..n) are the one job the tool answers for (`recommend`, `report`): with newest
+ * (runs newest first, as rt_history_runs gives them: `recommend --job NAME`) the runs that name
+ * the job of runs[0] (none when it names none), else the runs of the first job that two runs or
+ * more name (a job's files: `recommend FILE...`, `report FILE...`); which runs are one job as
+ * rt_job_group says. Their indices, in order, into idx[] (n of them, the caller's). Returns their
+ * count (0: no such job, or NULL). (0.22) */
+RT_API size_t rt_job_pick(const rt_summary *const *runs, size_t n, int newest, size_t *idx);
+
 /* Puts runs[0..n) (each a file's summary with a member; rt_stats_summary) together as one job:
  * every run must name the same job_id (RT_ERR_INVALID otherwise, or for a run without one, or
  * n 0). Runs on one node (the same member node) are summed as that node's. Returns RT_OK and

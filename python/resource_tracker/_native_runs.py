@@ -1,7 +1,8 @@
 """_native_runs.py - the ctypes declarations of a recorded run read back and of the text
 summary (0.10): rt_run_read, rt_summary_write_text_cb, the statistics they feed (rt_stats_*),
 rt_format_summary_json (rt_format_summary before 0.10) and a job's runs put together (rt_job_group,
-rt_job_view_*), and a run history's runs (rt_history_runs, 0.22 experimental); their structs mirror
+rt_job_pick, rt_job_view_*), and a run history's runs (rt_history_runs, rt_history_job_runs, 0.22
+experimental); their structs mirror
 include/resource_tracker.h (rt_summary and rt_write_fn are _native_more.py's). A library older
 than 0.10 lacks some: importing still works, calling one raises (as _native.py does for newer
 symbols). Imported when first used, by recorded.py."""
@@ -64,9 +65,13 @@ _PROTOTYPES = {
     "rt_job_view_new": (c_int, [POINTER(POINTER(Summary)), c_size_t, POINTER(c_void_p)]),
     "rt_job_view_free": (None, [c_void_p]),
     "rt_format_job_view_json": (c_int, [c_void_p, c_char_p, c_size_t, POINTER(c_size_t)]),
+    "rt_job_view_ask": (c_size_t, [c_void_p, c_int, c_char_p, c_size_t]),
+    "rt_job_pick": (c_size_t, [POINTER(POINTER(Summary)), c_size_t, c_int, POINTER(c_size_t)]),  # 0.22
     # a run history read back (experimental, 0.22): its runs as summaries, who ran each
     "rt_history_runs": (c_int, [c_char_p, c_char_p, c_long, POINTER(POINTER(Summary)), POINTER(c_size_t),
                                 POINTER(POINTER(HistoryWho)), c_char_p, c_size_t]),
+    "rt_history_job_runs": (c_int, [c_char_p, c_char_p, c_long, c_int, POINTER(POINTER(Summary)), POINTER(c_size_t),
+                                    POINTER(POINTER(HistoryWho)), c_char_p, c_size_t]),
     "rt_history_free": (None, [POINTER(Summary)]),
     "rt_need_source_name": (c_char_p, [c_int]),
 }

@@ -2,7 +2,7 @@
 URL: what `resource-tracker --history` writes) read back by the C library (rt_history_runs,
 experimental): its runs as the summary dicts `resource-tracker summary --json` prints (runs),
 and what `resource-tracker recommend --job NAME --json` answers from them (recommend: its
-"recommendation" member)."""
+"recommendation" member, or for a job of several nodes its ask per node)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,13 @@ import os
 from ctypes import POINTER, byref, c_size_t, create_string_buffer, sizeof
 
 
-def _read(target, job, last):
+def _read(target, job, last, whole_job=None):
     """(native module, POINTER(Summary) block, count, POINTER(HistoryWho)): the runs of job (None:
-    all) that `recommend --job` answers from, newest first, the last `last` (None: all); free the
-    block with rt_history_free. Raises NativeError with the library's reason (no such file, not a
-    history, no server, no libpq: never a password; a URL is shown as "the history")."""
+    all) that `recommend --job` answers from, newest first, the last `last` (None: all); with
+    whole_job (a count, not None: rt_history_job_runs) the last whole_job of them, and when the
+    newest is a node of a job of several, as many as that job had runs. Free the block with
+    rt_history_free. Raises NativeError with the library's reason (no such file, not a history,
+    no server, no libpq: never a password; a URL is shown as "the history")."""
     from . import _native_runs as nr
     from ._native import NativeError
     from ._native_more import Summary
@@ -25,12 +27,17 @@ def _read(target, job, last):
     who = POINTER(nr.HistoryWho)()
     n = c_size_t()
     err = create_string_buffer(1024)
-    rc = nr.lib.rt_history_runs(os.fsencode(target), job.encode() if job is not None else None, last or 0,
-                                byref(runs), byref(n), byref(who), err, len(err))
+    name = job.encode() if job is not None else None
+    if whole_job is not None:
+        fn, rc = "rt_history_job_runs", nr.lib.rt_history_job_runs(
+            os.fsencode(target), name, whole_job, 1, byref(runs), byref(n), byref(who), err, len(err))
+    else:
+        fn, rc = "rt_history_runs", nr.lib.rt_history_runs(
+            os.fsencode(target), name, last or 0, byref(runs), byref(n), byref(who), err, len(err))
     if rc:
         shown = target if "://" not in str(target) else "the history"
         code = 1 if rc == 7 else 3  # RT_DB_NOMEM: RT_ERR_NOMEM; else RT_ERR_IO (the reason says which)
-        raise NativeError("rt_history_runs", code, f"{shown}: {err.value.decode(errors='replace')}", message=None)
+        raise NativeError(fn, code, f"{shown}: {err.value.decode(errors='replace')}", message=None)
     return nr, runs, n.value, who
 
 
@@ -68,46 +75,79 @@ def runs(target, job: str | None = None, last: int | None = None) -> list[dict]:
             nr.lib.rt_history_free(block)
 
 
-def _job_id(summary):
-    """The job_id of a summary's member (rt_member: after its struct_size); None without one."""
-    from ctypes import c_char_p
-
-    if not summary.member:
-        return None
-    return c_char_p.from_address(summary.member + sizeof(c_size_t)).value
-
-
 def _num(v):
     return None if v != v or v in (float("inf"), float("-inf")) else v
 
 
-def recommend(job: str, target, last: int = 5, max_slowdown_pct: float = 10.0, any_command: bool = False) -> dict:
-    """What `resource-tracker recommend --job JOB --history TARGET --json` answers, its
-    "recommendation" member: the library's rule (rt_recommend_with) over the last `last` runs of
-    job in the history at target (a file name or a postgresql:// URL), those of another command
-    line than the newest run's left out unless any_command (as the tool does): "cpu",
-    "memory_mib" (None: unknown), "gpu", "vram_mib", "oom_killed", the needs and their sources,
-    "headroom_pct", "max_slowdown_pct", the cores' time ("cpu_duration_secs", "cpu_fewer", ...,
-    "cpu_basis", "cpu_phase"), "time_limit_secs", "time_words", the floors after a kill, the
-    re-read files, "left_behind"; with "runs": how many it is based on. Not the keys that need the
-    Keeper's price table (cpu_cost_usd, the GPU ask's notes and models). Raises LookupError when
-    the history has no run of job, ValueError when the newest is a node of a job of several
-    (the tool answers that with the ask per node), NativeError when it cannot be read."""
-    from . import _native_runs as nr
+def _job_answer(block, n, who, idx, k):
+    """The dict of `recommend --job NAME -f json` for the job of the runs block[idx[0..k)] (a job
+    of several nodes, of the n runs read): the ask per node, from the library's job view."""
+    from ._native_more import Summary
+    from .recorded import _job_view
+
+    view, words = _job_view((POINTER(Summary) * k)(*[_at(block, idx[i]) for i in range(k)]))
+    hosts, users, no_user = set(), set(), 0
+    for i in range(k):
+        w = who[idx[i]]
+        if w.host is not None:
+            hosts.add(w.host)
+        if w.user is None:
+            no_user += 1
+        else:
+            users.add(w.user)
+    ask = view["ask"]
+    left = n - k
+    return {
+        "job_id": view["job_id"],
+        "based_on": {"runs": k, "hosts": len(hosts), "users": len(users), "runs_without_user": no_user,
+                     "left_out": left, "left_out_why": "runs of other jobs than the newest run's" if left else None},
+        "nodes": ask["nodes"], "tasks_per_node": ask["tasks_per_node"], "cpu_per_task": ask["cores_per_task"],
+        "memory_mib_per_node": ask["memory_mib_per_node"], "gpu_per_node": ask["gpus_per_node"],
+        "time_limit_secs": None if ask["time_limit_secs"] is None else float(ask["time_limit_secs"]),
+        "memory_sized_by": view["memory_most"], "cores_sized_by": view["cores_most"],
+        "schedulers": words, "view": view,
+    }
+
+
+def recommend(job: str, target, last: int | None = None, max_slowdown_pct: float = 10.0,
+              any_command: bool = False) -> dict:
+    """What `resource-tracker recommend --job JOB --history TARGET --json` answers from the
+    history at target (a file name or a postgresql:// URL), over the last `last` runs of job
+    (None: the tool's default, 5, and every run of the newest job when it ran on several nodes:
+    rt_history_job_runs). Raises LookupError when the history has no run of job, NativeError
+    when it cannot be read.
+
+    When the newest run is a node of a job of several nodes (its runs name one job id, two runs
+    or more of them among those read: the library's rt_job_pick), the tool's whole answer for
+    it: "job_id", "nodes", "tasks_per_node", "cpu_per_task", "memory_mib_per_node" (None:
+    unknown), "gpu_per_node", "time_limit_secs", "memory_sized_by", "cores_sized_by",
+    "schedulers" (the ask per node in each one's words), "based_on" (runs, hosts, users,
+    runs_without_user, left_out: the older runs of other jobs, left_out_why) and "view" (the job
+    view's dict, rt_format_job_view_json); not the server lookup's keys ("cheapest_per_node",
+    "server_lookup_error", "note": absent). any_command and max_slowdown_pct do not apply (the
+    job view sizes each run by its own answer).
+
+    Otherwise its "recommendation" member: the library's rule (rt_recommend_with) over the runs,
+    those of another command line than the newest run's left out unless any_command (as the tool
+    does): "cpu", "memory_mib" (None: unknown), "gpu", "vram_mib", "oom_killed", the needs and
+    their sources, "headroom_pct", "max_slowdown_pct", the cores' time ("cpu_duration_secs",
+    "cpu_fewer", ..., "cpu_basis", "cpu_phase"), "time_limit_secs", "time_words", the floors
+    after a kill, the re-read files, "left_behind"; with "runs": how many it is based on. Not the
+    keys that need the Keeper's price table (cpu_cost_usd, the GPU ask's notes and models)."""
     from ._native import NativeError
     from ._native_more import RT_NULL_I64, RecommendOptions, Summary, new_recommendation
 
     if not (isinstance(max_slowdown_pct, (int, float)) and max_slowdown_pct >= 0):
         raise ValueError(f"max_slowdown_pct must be a number of percent, 0 or more, not {max_slowdown_pct!r}")
-    lib, block, n, who = _read(target, job, last)
-    lib = lib.lib
+    nr, block, n, who = _read(target, job, last, 5 if last is None else None)
+    lib = nr.lib
     try:
         if n == 0:
             raise LookupError(f"no run of job {job!r} in the history")
-        newest = _job_id(block[0])
-        if newest is not None and sum(1 for i in range(n) if _job_id(block[i]) == newest) >= 2:
-            raise ValueError(f"the newest run of job {job!r} is a node of a job of several: "
-                             "`resource-tracker recommend --job` answers it with the ask per node")
+        idx = (c_size_t * n)()
+        k = lib.rt_job_pick((POINTER(Summary) * n)(*[_at(block, i) for i in range(n)]), n, 1, idx)
+        if k >= 2:
+            return _job_answer(block, n, who, idx, k)
         keep = [i for i in range(n) if any_command or who[i].command == who[0].command]
         ptrs = (POINTER(Summary) * len(keep))(*[_at(block, i) for i in keep])
         rec = new_recommendation()

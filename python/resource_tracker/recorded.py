@@ -101,6 +101,13 @@ def jobs(paths) -> list[dict]:
 def _job_view_json(runs) -> dict:
     """The dict of rt_format_job_view_json of the view of runs (an array of POINTER(Summary)
     naming one job)."""
+    return _job_view(runs)[0]
+
+
+def _job_view(runs):
+    """(the dict of rt_format_job_view_json, the ask per node in each scheduler's words
+    (rt_job_view_ask: {"metaflow", "kubernetes", "slurm"})) of the view of runs (an array of
+    POINTER(Summary) naming one job)."""
     from ctypes import c_void_p
 
     from . import _native_runs as nr
@@ -118,7 +125,12 @@ def _job_view_json(runs) -> dict:
             err = nr.lib.rt_format_job_view_json(view, buf, n.value + 1, byref(n))
         if err:
             raise NativeError("rt_format_job_view_json", err)
-        return json.loads(buf.raw[: n.value].decode("utf-8"))
+        words = {}
+        for name in ("metaflow", "kubernetes", "slurm"):
+            ask = create_string_buffer(400)
+            nr.lib.rt_job_view_ask(view, nr.SCHEDULERS[name], ask, len(ask))
+            words[name] = ask.value.decode("utf-8", "replace")
+        return json.loads(buf.raw[: n.value].decode("utf-8")), words
     finally:
         nr.lib.rt_job_view_free(view)
 

@@ -122,3 +122,36 @@ def test_postgresql_history_answers_as_the_tool(tmp_path, monkeypatch):
         with pytest.raises(_native.NativeError) as e:
             history.runs(pg.url("pyhist", password="wrong-secret"))
         assert "wrong-secret" not in str(e.value)
+
+
+def test_job_of_three_nodes_answers_as_the_tool(tmp_path):
+    """A SLURM job of three nodes, run twice (6 runs, past the tool's default --last of 5), each
+    node's tracker writing one SQLite history, after an older run of no job: history.recommend
+    gives `recommend --job NAME --json`'s answer, key for key but the server lookup's; with
+    last=8 the older run is said left out, as the tool says it."""
+    env = env_of(tmp_path)
+    db = str(tmp_path / "h.db")
+    exe = tool()
+
+    def track(extra):
+        subprocess.run([exe, "-q", "-i", "0.2", "--job-name", "train", "--history", db, "--", PY, "-c", WORK[0]],
+                       env=dict(env, **extra), check=True, capture_output=True, timeout=120)
+
+    track({})
+    for step in ("0", "1"):
+        for i in range(3):
+            track(dict(SLURM_JOB_ID="812", SLURM_STEP_ID=step, SLURMD_NODENAME=f"node{i}", SLURM_PROCID=str(i),
+                       SLURM_LOCALID="0", SLURM_NTASKS="3", SLURM_JOB_NUM_NODES="3", SLURM_NODEID=str(i)))
+    for args, kw in (((), {}), (("--last", "8"), {"last": 8}), (("--last", "2"), {"last": 2})):
+        r = subprocess.run([exe, "recommend", "--job", "train", "--json", "--no-price-lookup", "--history", db,
+                            *args], env=env, check=True, capture_output=True, timeout=120)
+        want = json.loads(r.stdout)
+        got = history.recommend("train", db, **kw)
+        for key in ("cheapest_per_node", "server_lookup_error", "note"):
+            want.pop(key)
+        assert got == want, args
+    assert got["based_on"]["runs"] == 2 and got["view"]["run_count"] == 2
+    got = history.recommend("train", db, last=8)
+    assert (got["job_id"], got["nodes"], got["based_on"]["runs"], got["based_on"]["hosts"]) == ("812", 3, 6, 3)
+    assert got["based_on"]["left_out"] == 1 and set(got["schedulers"]) == {"metaflow", "kubernetes", "slurm"}
+    assert got["schedulers"]["slurm"].startswith("--nodes=3 ")

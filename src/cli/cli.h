@@ -530,8 +530,8 @@ typedef struct cli_jobs_options {
  * job. 0, or EXIT_FAIL when a write failed. */
 int cli_print_jobs(const rt_summary *const *sums, char *const *paths, size_t n, const cli_jobs_options *jo);
 /* The job report and recommend give their answer of (jobfiles.c): the runs, among sums[0..n)
- * (read from paths), of the first job that two runs or more name: their indices into idx (room
- * for n), how many returned; the other files are said to be left out, and why (cmd's words).
+ * (read from paths), of the first job that two runs or more name (rt_job_pick): their indices
+ * into idx (room for n), how many returned; the other files are said to be left out, and why (cmd's words).
  * 0: no job has two runs (nothing said). */
 size_t cli_job_runs(const char *cmd, const rt_summary *const *sums, char *const *paths, size_t n, size_t *idx);
 /* The run among runs[0..n) (the view v's) a page of the job shows: of the node whose memory
@@ -653,14 +653,9 @@ const char *cli_history_path(cli_options *o, const char *flag);
  * the array). Returns 0 (n may be 0), or -1 after saying why. */
 int cli_history_summaries(const char *path, const char *job, int last, rt_summary **out, size_t *n);
 
-/* Who ran each of the summaries cli_history_summaries gave, in the same order (schema version
- * 12): the library's rt_history_who. */
+/* Who ran each run of a history (schema version 12; recommend --job reads them with its runs:
+ * rt_history_job_runs): the library's rt_history_who. */
 typedef rt_history_who cli_history_who;
-
-/* cli_history_summaries, and when who is not NULL who ran each of its runs into *who (an array
- * of *n in the summaries' block: freed with them). */
-int cli_history_summaries_who(const char *path, const char *job, int last, rt_summary **out, size_t *n,
-                              cli_history_who **who);
 
 /* A point in time as `history --since` takes it (since.c): an ISO 8601 date or date and time
  * (UTC without a zone; Z or +HH:MM), or an age before now (a Unix time): 90s, 30m, 12h, 7d, 2w.

@@ -658,14 +658,8 @@ int cli_history_instance(const char *path, const char *job, char *vendor, size_t
 
 int cli_history_summaries(const char *path, const char *job, int last, rt_summary **out, size_t *n)
 {
-    return cli_history_summaries_who(path, job, last, out, n, NULL);
-}
-
-int cli_history_summaries_who(const char *path, const char *job, int last, rt_summary **out, size_t *n,
-                              cli_history_who **who)
-{
     char why[600];
-    if (rt_history_runs(path, job, last, out, n, who, why, sizeof why) != RT_DB_OK) {
+    if (rt_history_runs(path, job, last, out, n, NULL, why, sizeof why) != RT_DB_OK) {
         cli_say("history %s: %s", history_shown(path), why);
         return -1;
     }

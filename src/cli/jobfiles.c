@@ -1,8 +1,9 @@
 /* jobfiles.c - `summary`, `report` and `recommend` over the files of a job that ran on several
  * nodes: a directory named in place of files stands for its run files, and the runs that name
- * one job (the library's rule: rt_job_group) are put together into the job's view
- * (rt_job_view); summary prints the others one by one as before, report and recommend leave them
- * out. Which files were left out of a job, and why, is said on stderr. */
+ * one job (the library's rules: rt_job_group, and rt_job_pick for the one job report and
+ * recommend answer for) are put together into the job's view (rt_job_view); summary prints the
+ * others one by one as before, report and recommend leave them out. Which files were left out
+ * of a job, and why, is said on stderr. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -207,28 +208,23 @@ int cli_print_jobs(const rt_summary *const *sums, char *const *paths, size_t n, 
 
 size_t cli_job_runs(const char *cmd, const rt_summary *const *sums, char *const *paths, size_t n, size_t *idx)
 {
-    /* the first job of two runs or more (rt_job_group: idx holds each run's group first) */
-    rt_job_group(sums, n, idx);
-    size_t first = n;
-    for (size_t i = 0; i < n; i++)
-        if (idx[i] != i && idx[i] < first)
-            first = idx[i];
-    if (first == n)
+    size_t k = rt_job_pick(sums, n, 0, idx); /* the first job of two runs or more */
+    if (k == 0)
         return 0;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (idx[i] == first) {
-            idx[k++] = i; /* k <= i: the groups of runs not yet read are left as they were */
+    const char *id = sums[idx[0]]->member->job_id;
+    for (size_t i = 0, at = 0; i < n; i++) {
+        if (at < k && idx[at] == i) { /* idx is in order */
+            at++;
             continue;
         }
         const rt_member *m = sums[i]->member;
         if (m && m->job_id)
             cli_say("%s: %s is of job %s, not %s: left out (one job at a time; give its files on their own)", cmd,
-                    paths[i], m->job_id, sums[first]->member->job_id);
+                    paths[i], m->job_id, id);
         else
             cli_say("%s: %s names no job (no --job-id, SLURM_JOB_ID, TORCHELASTIC_RUN_ID, ...): left out of job %s's "
                     "view",
-                    cmd, paths[i], sums[first]->member->job_id);
+                    cmd, paths[i], id);
     }
     return k;
 }

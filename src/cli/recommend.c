@@ -992,15 +992,12 @@ static int recommend_job(const cli_options *o, const rec_args *a, const rt_summa
     size_t k = 0;
     if (!a->job) {
         k = cli_job_runs("recommend", runs, (char *const *)a->files, n, idx);
-    } else if (runs[0]->member && runs[0]->member->job_id) { /* the history's, newest first */
-        const char *id = runs[0]->member->job_id;
-        for (size_t i = 0; i < n; i++)
-            if (runs[i]->member && runs[i]->member->job_id && strcmp(runs[i]->member->job_id, id) == 0)
-                idx[k++] = i;
+    } else { /* the history's, newest first: the newest run's job */
+        k = rt_job_pick(runs, n, 1, idx);
         if (k >= 2 && k < n)
             cli_say("recommend: the ask per node is from the newest job of '%s' (%s, %zu runs); its %zu older "
                     "run%s of other jobs %s not used",
-                    a->job, id, k, n - k, n - k == 1 ? "" : "s", n - k == 1 ? "is" : "are");
+                    a->job, runs[0]->member->job_id, k, n - k, n - k == 1 ? "" : "s", n - k == 1 ? "is" : "are");
     }
     for (size_t i = 0; i < k; i++)
         job[i] = runs[idx[i]];
@@ -1047,12 +1044,14 @@ int cli_recommend_main(cli_options *o)
     const char **given = NULL; /* the arguments as given, while a.files points at paths */
     size_t n = 0;
     if (rc == 0 && a.job) {
+        char why[600];
         const char *path = cli_history_path(o, a.history ? a.history : o->args.history);
         if (!path)
             rc = EXIT_USAGE;
-        else if (cli_history_summaries_who(path, a.job, a.last, &hist, &n, &who) < 0)
+        else if (rt_history_job_runs(path, a.job, a.last, !a.last_set, &hist, &n, &who, why, sizeof why) != RT_DB_OK) {
+            cli_say("history %s: %s", history_shown(path), why);
             rc = EXIT_FAIL;
-        else if (n == 0) {
+        } else if (n == 0) {
             cli_say("recommend: no successful run of job '%s' in %s", a.job, history_shown(path));
             rc = EXIT_USAGE;
         }
@@ -1086,45 +1085,6 @@ int cli_recommend_main(cli_options *o)
             rc = read_run(a.files[i], &stats[i]);
             if (rc == 0)
                 runs[n++] = rt_stats_summary(stats[i]);
-        }
-    }
-    if (rc == 0 && a.job && n >= 1 && hist[0].member && hist[0].member->job_id && a.last_set == false) {
-        /* the newest run is a node of a job of several: read as many rows as the job had runs (its
-         * tasks or nodes, and every step of it: rows are read, twice as many each time, until one
-         * of another job or the history's first), at least as many as before */
-        const rt_member *m = hist[0].member;
-        int64_t want = m->ranks > m->nodes ? m->ranks : m->nodes;
-        size_t keep = want > (int64_t)n && want <= 4096 ? (size_t)want : n; /* what was read before */
-        const char *path = cli_history_path(o, a.history ? a.history : o->args.history);
-        for (int64_t lim = want > a.last ? want : a.last; path && lim <= 4096; lim *= 2) {
-            rt_summary *more = NULL;
-            cli_history_who *wmore = NULL;
-            size_t nmore = 0, lead = 0;
-            if (cli_history_summaries_who(path, a.job, (int)lim, &more, &nmore, &wmore) < 0 || nmore == 0) {
-                rt_history_free(more);
-                break;
-            }
-            while (lead < nmore && more[lead].member && more[lead].member->job_id &&
-                   strcmp(more[lead].member->job_id, m->job_id) == 0)
-                lead++;
-            bool whole = lead < nmore || nmore < (size_t)lim; /* the job's first row is in */
-            const rt_summary **r2 = whole ? calloc(nmore, sizeof *r2) : NULL;
-            if (r2) {
-                rt_history_free(hist); /* who with it */
-                free(runs);
-                who = wmore;
-                wmore = NULL;
-                hist = more;
-                more = NULL;
-                runs = r2;
-                n = lead > keep ? lead : keep < nmore ? keep : nmore;
-                m = hist[0].member;
-                for (size_t i = 0; i < n; i++)
-                    runs[i] = &hist[i];
-            }
-            rt_history_free(more); /* wmore with it */
-            if (whole)
-                break;
         }
     }
     if (rc == 0 && n >= 2) { /* a job's nodes: the ask per node */

@@ -250,7 +250,8 @@ static void other_jobs_refused(void **state)
 }
 
 /* Which runs are one job (rt_job_group): runs of J, K, none and J again, each at its job's first
- * run; the run a view of J shows (rt_job_view_shown) is the one that needs the most memory. */
+ * run, and which job is answered for (rt_job_pick); the run a view of J shows
+ * (rt_job_view_shown) is the one that needs the most memory. */
 static void runs_grouped(void **state)
 {
     (void)state;
@@ -268,6 +269,19 @@ static void runs_grouped(void **state)
         assert_int_equal(group[i], want[i]);
     assert_int_equal(rt_job_group(s, 3, group), 2); /* J and K once each: still two jobs named */
     assert_int_equal(rt_job_group(NULL, 5, group), 0);
+    /* the job answered for (rt_job_pick): of files, the first job two runs name (J: 0, 3); of a
+     * history, newest first, the newest run's (K: 1, 4; none when it names none) */
+    size_t idx[5];
+    assert_int_equal(rt_job_pick(s, 5, 0, idx), 2);
+    assert_int_equal(idx[0], 0);
+    assert_int_equal(idx[1], 3);
+    assert_int_equal(rt_job_pick(s + 1, 4, 1, idx), 2);
+    assert_int_equal(idx[0], 0);
+    assert_int_equal(idx[1], 3);
+    assert_int_equal(rt_job_pick(s + 2, 3, 1, idx), 0); /* the newest names no job */
+    assert_int_equal(rt_job_pick(s + 2, 3, 0, idx), 0); /* J and K once each */
+    assert_int_equal(rt_job_pick(s + 3, 2, 1, idx), 1); /* J once: the newest's job, alone */
+    assert_int_equal(rt_job_pick(NULL, 5, 0, idx), 0);
     const rt_summary *j[2] = {s[0], s[3]};
     rt_job_view *v = NULL;
     assert_int_equal(rt_job_view_new(j, 2, &v), RT_OK);

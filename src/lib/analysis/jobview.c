@@ -1,5 +1,6 @@
 /* jobview.c - a job that ran on several nodes, put together from its runs' summaries
- * (rt_job_view_new): which runs are one job (rt_job_group: the same member job_id), each node's
+ * (rt_job_view_new): which runs are one job (rt_job_group: the same member job_id) and which
+ * job the tool answers for (rt_job_pick), each node's
  * figures (its runs summed), the whole job's, the imbalance between the nodes, the nodes that
  * ended late or idled, the ask per node sized by the node that needs most (rt_job_view_ask) and
  * the run that stands for the job (rt_job_view_shown). The words for people and the JSON are
@@ -287,6 +288,22 @@ size_t rt_job_group(const rt_summary *const *runs, size_t n, size_t *group)
         jobs += group[i] == i;
     }
     return jobs;
+}
+
+size_t rt_job_pick(const rt_summary *const *runs, size_t n, int newest, size_t *idx)
+{
+    if (!runs || !idx || n == 0)
+        return 0;
+    rt_job_group(runs, n, idx);                       /* idx[i]: the first run of run i's job */
+    size_t first = newest && job_of(runs[0]) ? 0 : n; /* the job's first run */
+    for (size_t i = 0; !newest && i < n; i++)
+        if (idx[i] != i && idx[i] < first) /* a job two runs name */
+            first = idx[i];
+    size_t k = 0;
+    for (size_t i = 0; first < n && i < n; i++)
+        if (idx[i] == first)
+            idx[k++] = i; /* k <= i: the groups of the runs not yet seen are still there */
+    return k;
 }
 
 size_t rt_job_view_shown(const rt_job_view *v, const rt_summary *const *runs, size_t n)

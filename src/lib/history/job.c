@@ -1,0 +1,55 @@
+/* job.c - the runs of a history that `recommend --job NAME` answers from (rt_history_job_runs,
+ * history.h): the last runs of the job (rt_history_runs), and when the newest is a node of a job
+ * of several, as many rows as that job had runs, so that its view has every node; the tool and
+ * the Python package read them here. */
+#include <stdint.h>
+#include <string.h>
+
+#include "resource_tracker.h"
+
+#define MOST_ROWS 4096 /* the rows read at most for a job of several nodes */
+
+/* How many of runs[0..n) lead with the job id. */
+static size_t leading(const rt_summary *runs, size_t n, const char *id)
+{
+    size_t k = 0;
+    while (k < n && runs[k].member && runs[k].member->job_id && strcmp(runs[k].member->job_id, id) == 0)
+        k++;
+    return k;
+}
+
+int rt_history_job_runs(const char *target, const char *job, long last, int whole_job, rt_summary **runs, size_t *n,
+                        rt_history_who **who, char *err, size_t cap)
+{
+    int rc = rt_history_runs(target, job, last, runs, n, who, err, cap);
+    if (rc != RT_DB_OK || !whole_job || last <= 0 || *n == 0 || !(*runs)[0].member || !(*runs)[0].member->job_id)
+        return rc;
+    /* the newest run is a node of a job of several: read as many rows as the job had runs (its
+     * tasks or nodes, and every step of it: rows are read, twice as many each time, until one of
+     * another job or the history's first), at least as many as before */
+    const rt_member *m = (*runs)[0].member;
+    int64_t want = m->ranks > m->nodes ? m->ranks : m->nodes;
+    size_t keep = want > (int64_t)*n && want <= MOST_ROWS ? (size_t)want : *n; /* what was read before */
+    for (long lim = want > last ? (long)want : last; lim <= MOST_ROWS; lim *= 2) {
+        rt_summary *more = NULL;
+        rt_history_who *wmore = NULL;
+        size_t nmore = 0;
+        char why[8];
+        if (rt_history_runs(target, job, lim, &more, &nmore, who ? &wmore : NULL, why, sizeof why) != RT_DB_OK ||
+            nmore == 0) {
+            rt_history_free(more); /* what was read first stands */
+            break;
+        }
+        size_t lead = leading(more, nmore, m->job_id);
+        if (lead < nmore || nmore < (size_t)lim) { /* the job's first row is in */
+            rt_history_free(*runs);                /* who with it */
+            *runs = more;
+            if (who)
+                *who = wmore;
+            *n = lead > keep ? lead : keep < nmore ? keep : nmore;
+            break;
+        }
+        rt_history_free(more); /* wmore with it */
+    }
+    return RT_DB_OK;
+}
