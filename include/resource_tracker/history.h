@@ -112,9 +112,9 @@ typedef struct rt_history_who {
  * limit, or that a SIGTERM, SIGKILL or SIGXCPU ended; the last `last` of them (<= 0: all).
  * Each as an rt_summary with its figures, its table under other core counts, its phases' names
  * and tables, its member (a job of several nodes); job_name and allocation set; the other
- * strings NULL. *runs: an array of *n in one block with everything it points to, freed with
- * rt_history_free (NULL when *n is 0); who (NULL: not wanted): who ran each, an array of *n in
- * the same block. Returns RT_DB_OK (*n may be 0), or a code with why in err[cap] (as
+ * strings NULL. *runs: an array of *n, with everything it points to, freed with
+ * rt_history_free only (not free(); NULL when *n is 0); who (NULL: not wanted): who ran each,
+ * an array of *n freed with the runs. Returns RT_DB_OK (*n may be 0), or a code with why in err[cap] (as
  * rt_history_open; "out of memory": RT_DB_NOMEM). */
 RT_API int rt_history_runs(const char *target, const char *job, long last, rt_summary **runs, size_t *n,
                            rt_history_who **who, char *err, size_t cap);

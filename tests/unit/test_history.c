@@ -255,7 +255,7 @@ static void round_trip(void **state)
     assert_same(a->left_behind_mib, b->left_behind_mib);
     assert_same(a->process_exits_counted, b->process_exits_counted);
     assert_same(a->process_unwaited_parents, b->process_unwaited_parents);
-    free(out);
+    rt_history_free(out);
     /* the notes, as JSON: no cgroup of its own */
     char text[2048];
     sql_text(path, "SELECT notes FROM runs WHERE id = 1", text, sizeof text);
@@ -264,12 +264,12 @@ static void round_trip(void **state)
     assert_int_equal(cli_history_summaries(path, "train", 1, &out, &n), 0);
     assert_int_equal(n, 1);
     assert_same(out[0].process_cores.mean, s[1].process_cores.mean);
-    free(out);
+    rt_history_free(out);
 
     assert_int_equal(cli_history_summaries(path, NULL, 0, &out, &n), 0); /* any job, no limit */
     assert_int_equal(n, 3);
     assert_string_equal(out[0].job_name, "other");
-    free(out);
+    rt_history_free(out);
 
     assert_int_equal(cli_history_summaries(path, "nobody", 5, &out, &n), 0);
     assert_int_equal(n, 0);
@@ -309,7 +309,7 @@ static void sparse_run(void **state)
     assert_false(out[1].has_process); /* no summary at all */
     assert_int_equal(out[1].samples, 0);
     assert_same(out[1].duration_secs, NAN);
-    free(out);
+    rt_history_free(out);
 }
 
 static void unusable(void **state)
@@ -371,7 +371,7 @@ static size_t runs_of(const char *path, const char *job)
     rt_summary *out;
     size_t n;
     assert_int_equal(cli_history_summaries(path, job, 0, &out, &n), 0);
-    free(out);
+    rt_history_free(out);
     return n;
 }
 
@@ -450,7 +450,7 @@ static void cgroup_round_trip(void **state)
     assert_int_equal(rec.cpu, 3);                                       /* a core above the quota of 2 */
     assert_same(rec.cpu_quota_cores, 2);
     assert_same(rec.cpu_throttled_pct, 40);
-    free(out);
+    rt_history_free(out);
 }
 
 /* A version-1 database (0.5's): read as it is (the 0.6 figures NaN, nothing changed by
@@ -479,7 +479,7 @@ static void version1_migrates(void **state)
     assert_string_equal(out[0].allocation, "shared");
     rt_summary none = make_summary(1); /* the 0.6 figures all NaN */
     assert_cgroup(&out[0], &none);
-    free(out);
+    rt_history_free(out);
     sql_text(path, "PRAGMA user_version", text, sizeof text);
     assert_string_equal(text, "1");
     columns_of(path, text, sizeof text);
@@ -522,7 +522,7 @@ static void version1_migrates(void **state)
     assert_true(rec.oom_killed);
     assert_int_equal(rec.memory_mib, rt_round_memory_mib(2 * 8192)); /* the old run needed less: no lesson */
     assert_int_equal(rec.cpu, 3);
-    free(out);
+    rt_history_free(out);
 }
 
 /* Schema version 4: the run's phases and mark counts, taken from the summary's JSON (NULL for a
@@ -634,7 +634,7 @@ static void energy_columns(void **state)
     assert_same(b->process_energy_joules, 2);
     assert_string_equal(b->process_energy_method, "sampled");
     assert_same(b->idle_power_watts, NAN);
-    free(out);
+    rt_history_free(out);
 
     /* a method another writer spelled otherwise: the figure is not believed */
     sql_on(path, "UPDATE runs SET process_energy_method = 'guessed' WHERE id = 2");
@@ -642,7 +642,7 @@ static void energy_columns(void **state)
     assert_int_equal(n, 1);
     assert_null(out[0].process_energy_method);
     assert_same(out[0].process_energy_joules, NAN);
-    free(out);
+    rt_history_free(out);
 }
 
 /* An infinite figure is stored as NULL (comes back NaN), like NaN. */
@@ -662,7 +662,7 @@ static void infinite_figures(void **state)
     assert_same(out[0].process_read_bytes, NAN);
     assert_same(out[0].cpu_cores.peak, NAN);
     assert_same(out[0].cpu_cores.mean, s.cpu_cores.mean);
-    free(out);
+    rt_history_free(out);
 }
 
 /* Without SQLite (another library named to the loader, in a fresh process: the load happens
@@ -750,7 +750,7 @@ static void cores_round_trip(void **state)
     assert_int_equal(a.cpu, b.cpu);
     assert_string_equal(b.cpu_basis, "duration");
     near(b.cpu_fewer_duration_secs, 30, 1e-6);
-    free(out);
+    rt_history_free(out);
     rt_stats_free(st);
 }
 
@@ -801,7 +801,7 @@ static void member_round_trip(void **state)
     assert_int_equal(b->node_index, 1);
     assert_int_equal(b->per_node, 1);
     assert_null(out[1].member);
-    free(out);
+    rt_history_free(out);
     rt_stats_free(st);
 }
 
@@ -817,7 +817,7 @@ static size_t recommend_job(const char *path, const char *job, rt_recommendation
     for (size_t i = 0; i < n; i++)
         runs[i] = &out[i];
     assert_int_equal(rt_recommend(runs, n, rec), RT_OK);
-    free(out);
+    rt_history_free(out);
     return n;
 }
 

@@ -1,11 +1,13 @@
 /* read.c - a run history read back (history.h): opening one for reading by path or URL
  * (rt_history_open), selecting its runs (rt_history_query), and the runs `recommend --job`
- * answers from as rt_summary records in one block (rt_history_runs, rt_history_free): each row's
- * statistics columns into its summary (rt_history_columns), its JSON text columns parsed
- * (runs_json.c), who ran it. */
+ * answers from as rt_summary records, with what they point to, in one block of typed arrays
+ * (rt_history_runs, rt_history_free): each row's statistics columns into its summary
+ * (rt_history_columns), its JSON text columns parsed (runs_json.c), who ran it. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,67 +259,114 @@ static void read_row(history_read *r, rt_db_stmt *st)
     r->nv++;
 }
 
-/* One block: the summaries, their tables, the tables' rows, the phases (their summaries, tables,
- * rows and pointers), the members, who ran each (when who is not NULL: into *who), then the
- * strings and the phases' names. NULL when out of memory. */
-static rt_summary *read_block(const history_read *r, rt_history_who **who)
+/* What rt_history_runs gives: the runs (the caller's pointer: runs, at the end) and everything
+ * they point to, each array an allocation of its own; rt_history_free finds the block from its
+ * runs. */
+typedef struct history_block {
+    rt_cores_table *tables;              /* each run's table under other core counts */
+    rt_cores_row *rows;                  /* the tables' rows */
+    rt_phase_summary *phases;            /* the runs' phases (a name and a table each) */
+    rt_cores_table *phase_tables;        /* the phases' tables */
+    rt_cores_row *phase_rows;            /* their rows */
+    const rt_phase_summary **phase_ptrs; /* each run's phases as its summary points to them */
+    rt_member *members;                  /* each run's member (a job of several nodes) */
+    rt_history_who *who;                 /* who ran each run; NULL: not asked */
+    char *strings;                       /* the read's strings (its pool) */
+    char *names;                         /* the phases' names */
+    rt_summary runs[];
+} history_block;
+
+/* The block whose runs these are. */
+static history_block *block_of(rt_summary *runs)
 {
-    bool with_who = who != NULL;
-    size_t nv = r->nv, plen = r->pool.len;
-    rt_summary *block =
-        malloc(nv * sizeof *block + nv * sizeof(rt_cores_table) + r->nrows * sizeof(rt_cores_row) +
-               r->nph * (sizeof(rt_phase_summary) + sizeof(rt_cores_table) + sizeof(rt_phase_summary *)) +
-               r->nphrows * sizeof(rt_cores_row) + nv * sizeof(rt_member) +
-               (with_who ? nv * sizeof(rt_history_who) : 0) + plen + r->nphbytes);
-    if (!block)
+    return (history_block *)(void *)((char *)runs - offsetof(history_block, runs));
+}
+
+/* Frees b and its arrays (NULL: nothing). */
+static void block_free(history_block *b)
+{
+    if (!b)
+        return;
+    void *parts[] = {b->tables,  b->rows,  b->phases, b->phase_tables, b->phase_rows, b->phase_ptrs, b->members, b->who,
+                     b->strings, b->names, b};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        free(parts[i]);
+}
+
+/* n zeroed elements of size bytes (one when n is 0, so that NULL means out of memory). */
+static void *zeroed(size_t n, size_t size)
+{
+    return calloc(n ? n : 1, size);
+}
+
+/* The block of r's runs: the summaries, their tables, the tables' rows, the phases (their
+ * summaries, tables, rows and pointers), the members, who ran each (when who is not NULL: into
+ * *who), the strings (r's pool, taken) and the phases' names. NULL when out of memory. */
+static history_block *read_block(history_read *r, rt_history_who **who)
+{
+    size_t nv = r->nv;
+    if (nv > (SIZE_MAX - sizeof(history_block)) / sizeof(rt_summary))
         return NULL;
-    rt_cores_table *tables = (rt_cores_table *)(block + nv);
-    rt_cores_row *rows = (rt_cores_row *)(tables + nv);
-    rt_phase_summary *ps = (rt_phase_summary *)(rows + r->nrows);
-    rt_cores_table *ptables = (rt_cores_table *)(ps + r->nph);
-    rt_cores_row *prows = (rt_cores_row *)(ptables + r->nph);
-    const rt_phase_summary **pptrs = (const rt_phase_summary **)(prows + r->nphrows);
-    rt_member *mems = (rt_member *)(pptrs + r->nph);
-    rt_history_who *whos = (rt_history_who *)(mems + nv);
-    char *strs = (char *)(whos + (with_who ? nv : 0));
-    char *names = strs + plen;
-    if (plen)
-        memcpy(strs, r->pool.text, plen);
-    if (who)
-        *who = whos;
+    history_block *b = calloc(1, sizeof *b + nv * sizeof b->runs[0]);
+    if (!b)
+        return NULL;
+    b->tables = zeroed(nv, sizeof *b->tables);
+    b->rows = zeroed(r->nrows, sizeof *b->rows);
+    b->phases = zeroed(r->nph, sizeof *b->phases);
+    b->phase_tables = zeroed(r->nph, sizeof *b->phase_tables);
+    b->phase_rows = zeroed(r->nphrows, sizeof *b->phase_rows);
+    b->phase_ptrs = zeroed(r->nph, sizeof *b->phase_ptrs);
+    b->members = zeroed(nv, sizeof *b->members);
+    b->who = who ? zeroed(nv, sizeof *b->who) : NULL;
+    b->names = zeroed(r->nphbytes, sizeof *b->names);
+    if (!b->tables || !b->rows || !b->phases || !b->phase_tables || !b->phase_rows || !b->phase_ptrs || !b->members ||
+        (who && !b->who) || !b->names) {
+        block_free(b);
+        return NULL;
+    }
+    b->strings = r->pool.text; /* the block's now */
+    r->pool.text = NULL;
+    const char *strs = b->strings;
+    rt_cores_row *rows = b->rows, *prows = b->phase_rows;
+    rt_phase_summary *ps = b->phases;
+    rt_cores_table *ptables = b->phase_tables;
+    const rt_phase_summary **pptrs = b->phase_ptrs;
+    char *names = b->names;
     for (size_t i = 0; i < nv; i++) {
-        block[i] = r->v[i];
+        rt_summary *s = &b->runs[i];
+        *s = r->v[i];
         const size_t *o = r->offs[i].s;
-        block[i].job_name = o[0] ? strs + o[0] - 1 : NULL;
-        block[i].allocation = o[1] ? strs + o[1] - 1 : NULL;
-        block[i].member = NULL;
+        s->job_name = o[0] ? strs + o[0] - 1 : NULL;
+        s->allocation = o[1] ? strs + o[1] - 1 : NULL;
+        s->member = NULL;
         if (o[2]) { /* a job's node: its member, the strings in the block */
-            mems[i] = r->offs[i].m;
-            mems[i].job_id = strs + o[2] - 1;
-            mems[i].step_id = o[3] ? strs + o[3] - 1 : NULL;
-            mems[i].node = o[4] ? strs + o[4] - 1 : NULL;
-            mems[i].from = o[5] ? strs + o[5] - 1 : NULL;
-            block[i].member = &mems[i];
+            rt_member *m = &b->members[i];
+            *m = r->offs[i].m;
+            m->job_id = strs + o[2] - 1;
+            m->step_id = o[3] ? strs + o[3] - 1 : NULL;
+            m->node = o[4] ? strs + o[4] - 1 : NULL;
+            m->from = o[5] ? strs + o[5] - 1 : NULL;
+            s->member = m;
         }
-        if (with_who) {
-            whos[i].host = o[6] ? strs + o[6] - 1 : NULL;
-            whos[i].user = o[7] ? strs + o[7] - 1 : NULL;
-            whos[i].command = o[8] ? strs + o[8] - 1 : NULL;
+        if (b->who) {
+            b->who[i].host = o[6] ? strs + o[6] - 1 : NULL;
+            b->who[i].user = o[7] ? strs + o[7] - 1 : NULL;
+            b->who[i].command = o[8] ? strs + o[8] - 1 : NULL;
         }
-        block[i].cores = NULL;
+        s->cores = NULL;
         const history_cores *tab = &r->tabs[i];
         if (tab->t.n) {
-            tables[i] = tab->t;
+            b->tables[i] = tab->t;
             memcpy(rows, tab->rows, tab->t.n * sizeof *rows);
-            tables[i].rows = rows;
+            b->tables[i].rows = rows;
             rows += tab->t.n;
-            block[i].cores = &tables[i];
+            s->cores = &b->tables[i];
         }
         /* its phases: a name and a table each (the rest of a phase's figures unread) */
         const history_phases *ph = &r->phs[i];
-        block[i].phases = ph->n ? (const rt_phase_summary *const *)pptrs : NULL;
-        block[i].phase_count = ph->n;
-        block[i].phase_counts = NULL;
+        s->phases = ph->n ? pptrs : NULL;
+        s->phase_count = ph->n;
+        s->phase_counts = NULL;
         for (size_t k = 0; k < ph->n; k++) {
             const history_cores *h = &ph->tabs[k];
             size_t len = strlen(ph->names[k]) + 1;
@@ -334,7 +383,9 @@ static rt_summary *read_block(const history_read *r, rt_history_who **who)
             names += len;
         }
     }
-    return block;
+    if (who)
+        *who = b->who;
+    return b;
 }
 
 int rt_history_runs(const char *target, const char *job, long last, rt_summary **runs, size_t *n, rt_history_who **who,
@@ -375,7 +426,7 @@ int rt_history_runs(const char *target, const char *job, long last, rt_summary *
         snprintf(err, cap, "%s", rt_db_errmsg(db));
     rt_db_finalize(st);
     rt_db_close(db);
-    rt_summary *block = NULL;
+    history_block *block = NULL;
     if (rc == RT_DB_OK && !oom && r.nv > 0) {
         block = read_block(&r, who);
         oom = !block;
@@ -396,15 +447,16 @@ int rt_history_runs(const char *target, const char *job, long last, rt_summary *
     if (rc != RT_DB_OK) {
         if (who)
             *who = NULL;
-        free(block);
+        block_free(block);
         return rc;
     }
-    *runs = block;
+    *runs = block ? block->runs : NULL;
     *n = r.nv;
     return RT_DB_OK;
 }
 
 void rt_history_free(rt_summary *runs)
 {
-    free(runs);
+    if (runs)
+        block_free(block_of(runs));
 }
