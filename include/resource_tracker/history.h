@@ -119,6 +119,17 @@ typedef struct rt_history_who {
 RT_API int rt_history_runs(const char *target, const char *job, long last, rt_summary **runs, size_t *n,
                            rt_history_who **who, char *err, size_t cap);
 RT_API void rt_history_free(rt_summary *runs);
+/* What an answer from a history's runs is based on (`recommend --job`'s "based on 6 runs on 3
+ * hosts by 1 user"): the runs, the distinct hosts they ran on and users who ran them (as their
+ * rt_history_who says), and the runs whose user the history does not say. */
+typedef struct rt_history_basis {
+    size_t runs, hosts, users, runs_without_user;
+} rt_history_basis;
+
+/* The basis of the runs who[idx[0..n)] (idx NULL: who[0..n)) into *out. Returns RT_OK,
+ * RT_ERR_INVALID (who or out NULL), RT_ERR_NOMEM. (0.22) */
+RT_API rt_error rt_history_basis_of(const rt_history_who *who, const size_t *idx, size_t n, rt_history_basis *out);
+
 /* The runs `recommend --job JOB` answers from: rt_history_runs's, and with whole_job (the tool
  * without --last) when the newest run is a node of a job of several (its member), as many of the
  * newest as that job had runs, so that its view has every node: rows are read, twice as many each

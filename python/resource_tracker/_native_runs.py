@@ -1,8 +1,8 @@
 """_native_runs.py - the ctypes declarations of a recorded run read back and of the text
 summary (0.10): rt_run_read, rt_summary_write_text_cb, the statistics they feed (rt_stats_*),
 rt_format_summary_json (rt_format_summary before 0.10) and a job's runs put together (rt_job_group,
-rt_job_pick, rt_job_view_*), and a run history's runs (rt_history_runs, rt_history_job_runs, 0.22
-experimental); their structs mirror
+rt_job_pick, rt_job_view_*), and a run history's runs (rt_history_runs, rt_history_job_runs, rt_history_basis_of,
+0.22 experimental); their structs mirror
 include/resource_tracker.h (rt_summary and rt_write_fn are _native_more.py's). A library older
 than 0.10 lacks some: importing still works, calling one raises (as _native.py does for newer
 symbols). Imported when first used, by recorded.py."""
@@ -49,6 +49,12 @@ class HistoryWho(Structure):
     _fields_ = [("host", c_char_p), ("user", c_char_p), ("command", c_char_p)]
 
 
+class HistoryBasis(Structure):
+    """rt_history_basis: what an answer from a history's runs is based on (0.22)."""
+
+    _fields_ = [("runs", c_size_t), ("hosts", c_size_t), ("users", c_size_t), ("runs_without_user", c_size_t)]
+
+
 _PROTOTYPES = {
     "rt_stats_new_with": (c_int, [c_void_p, POINTER(StatsHandle)]),
     "rt_stats_summary": (POINTER(Summary), [StatsHandle]),
@@ -73,6 +79,7 @@ _PROTOTYPES = {
     "rt_history_job_runs": (c_int, [c_char_p, c_char_p, c_long, c_int, POINTER(POINTER(Summary)), POINTER(c_size_t),
                                     POINTER(POINTER(HistoryWho)), c_char_p, c_size_t]),
     "rt_history_free": (None, [POINTER(Summary)]),
+    "rt_history_basis_of": (c_int, [POINTER(HistoryWho), POINTER(c_size_t), c_size_t, POINTER(HistoryBasis)]),
     "rt_need_source_name": (c_char_p, [c_int]),
 }
 

@@ -79,28 +79,26 @@ def _num(v):
     return None if v != v or v in (float("inf"), float("-inf")) else v
 
 
-def _job_answer(block, n, who, idx, k):
-    """The dict of `recommend --job NAME -f json` for the job of the runs block[idx[0..k)] (a job
-    of several nodes, of the n runs read): the ask per node, from the library's job view."""
+def _job_answer(nr, block, n, who, idx, k):
+    """The dict of `recommend --job NAME --json` for the job of the runs block[idx[0..k)] (a job
+    of several nodes, of the n runs read): the ask per node, from the library's job view, and
+    what it is based on (rt_history_basis_of)."""
+    from ._native import NativeError
     from ._native_more import Summary
     from .recorded import _job_view
 
     view, words = _job_view((POINTER(Summary) * k)(*[_at(block, idx[i]) for i in range(k)]))
-    hosts, users, no_user = set(), set(), 0
-    for i in range(k):
-        w = who[idx[i]]
-        if w.host is not None:
-            hosts.add(w.host)
-        if w.user is None:
-            no_user += 1
-        else:
-            users.add(w.user)
+    basis = nr.HistoryBasis()
+    err = nr.lib.rt_history_basis_of(who, idx, k, byref(basis))
+    if err:
+        raise NativeError("rt_history_basis_of", err)
     ask = view["ask"]
     left = n - k
     return {
         "job_id": view["job_id"],
-        "based_on": {"runs": k, "hosts": len(hosts), "users": len(users), "runs_without_user": no_user,
-                     "left_out": left, "left_out_why": "runs of other jobs than the newest run's" if left else None},
+        "based_on": {"runs": basis.runs, "hosts": basis.hosts, "users": basis.users,
+                     "runs_without_user": basis.runs_without_user, "left_out": left,
+                     "left_out_why": "runs of other jobs than the newest run's" if left else None},
         "nodes": ask["nodes"], "tasks_per_node": ask["tasks_per_node"], "cpu_per_task": ask["cores_per_task"],
         "memory_mib_per_node": ask["memory_mib_per_node"], "gpu_per_node": ask["gpus_per_node"],
         "time_limit_secs": None if ask["time_limit_secs"] is None else float(ask["time_limit_secs"]),
@@ -147,7 +145,7 @@ def recommend(job: str, target, last: int | None = None, max_slowdown_pct: float
         idx = (c_size_t * n)()
         k = lib.rt_job_pick((POINTER(Summary) * n)(*[_at(block, i) for i in range(n)]), n, 1, idx)
         if k >= 2:
-            return _job_answer(block, n, who, idx, k)
+            return _job_answer(nr, block, n, who, idx, k)
         keep = [i for i in range(n) if any_command or who[i].command == who[0].command]
         ptrs = (POINTER(Summary) * len(keep))(*[_at(block, i) for i in keep])
         rec = new_recommendation()

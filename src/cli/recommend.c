@@ -94,32 +94,17 @@ static bool same_command(const char *a, const char *b)
     return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-/* Whether s is among v[0..n) (NULL never is). */
-static bool seen(const char *const *v, size_t n, const char *s)
-{
-    for (size_t i = 0; s && i < n; i++)
-        if (v[i] && strcmp(v[i], s) == 0)
-            return true;
-    return false;
-}
-
-/* The basis of the runs who[idx[0..n)] (idx NULL: who[0..n)), left_out runs left out before
- * for the reason why. */
+/* The basis of the runs who[idx[0..n)] (idx NULL: who[0..n)) as the library counts it
+ * (rt_history_basis_of), left_out runs left out before for the reason why. */
 static rec_basis basis_of(const cli_history_who *who, const size_t *idx, size_t n, size_t left_out, const char *why)
 {
     rec_basis b = {.have = true, .runs = n, .left_out = left_out, .why = left_out ? why : NULL};
-    const char **hosts = calloc(n ? n : 1, sizeof *hosts), **users = calloc(n ? n : 1, sizeof *users);
-    for (size_t k = 0; hosts && users && k < n; k++) {
-        const cli_history_who *w = &who[idx ? idx[k] : k];
-        if (w->host && !seen(hosts, b.hosts, w->host))
-            hosts[b.hosts++] = w->host;
-        if (!w->user)
-            b.no_user++;
-        else if (!seen(users, b.users, w->user))
-            users[b.users++] = w->user;
+    rt_history_basis h;
+    if (rt_history_basis_of(who, idx, n, &h) == RT_OK) {
+        b.hosts = h.hosts;
+        b.users = h.users;
+        b.no_user = h.runs_without_user;
     }
-    free(hosts);
-    free(users);
     return b;
 }
 

@@ -2,8 +2,8 @@
  * file made here: an older table (schema 2's columns and a few newer) read by the column names
  * it has (the others NaN, NULL), the runs `recommend --job` answers from (succeeded, or the OOM
  * killer's) newest first, a job's and the last N, their strings, table under other core counts,
- * member and who ran each in one block; a missing file and a database without runs said; the
- * column table's names unique. */
+ * member and who ran each; what an answer is based on (hosts, users); a missing file and a
+ * database without runs said; the column table's names unique. */
 #include "unit.h"
 
 #include <math.h>
@@ -21,6 +21,31 @@ static void columns_table(void **state)
     }
     assert_string_equal(rt_history_columns()[0].name, "start_secs");
     assert_string_equal(rt_history_columns()[RT_HISTORY_NCOLS - 1].name, "job_id");
+}
+
+/* What an answer is based on (rt_history_basis_of): distinct hosts and users, runs without a
+ * user; of the runs idx names, or of all. */
+static void basis_counted(void **state)
+{
+    (void)state;
+    const rt_history_who who[4] = {
+        {"node0", "ann", NULL}, {"node1", "ann", NULL}, {"node0", NULL, NULL}, {NULL, "bob", NULL}};
+    rt_history_basis b;
+    assert_int_equal(rt_history_basis_of(who, NULL, 4, &b), RT_OK);
+    assert_int_equal(b.runs, 4);
+    assert_int_equal(b.hosts, 2);
+    assert_int_equal(b.users, 2);
+    assert_int_equal(b.runs_without_user, 1);
+    const size_t idx[2] = {2, 0};
+    assert_int_equal(rt_history_basis_of(who, idx, 2, &b), RT_OK);
+    assert_int_equal(b.runs, 2);
+    assert_int_equal(b.hosts, 1);
+    assert_int_equal(b.users, 1);
+    assert_int_equal(b.runs_without_user, 1);
+    assert_int_equal(rt_history_basis_of(who, NULL, 0, &b), RT_OK);
+    assert_int_equal(b.hosts, 0);
+    assert_int_equal(rt_history_basis_of(NULL, NULL, 1, &b), RT_ERR_INVALID);
+    assert_int_equal(rt_history_basis_of(who, NULL, 1, NULL), RT_ERR_INVALID);
 }
 
 /* A history of an older tool's shape in dir: 5 runs, the 2nd failed (left out), the 4th killed
@@ -122,6 +147,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(columns_table),
         cmocka_unit_test(runs_read_back),
+        cmocka_unit_test(basis_counted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

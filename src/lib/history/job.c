@@ -1,8 +1,10 @@
 /* job.c - the runs of a history that `recommend --job NAME` answers from (rt_history_job_runs,
  * history.h): the last runs of the job (rt_history_runs), and when the newest is a node of a job
- * of several, as many rows as that job had runs, so that its view has every node; the tool and
- * the Python package read them here. */
+ * of several, as many rows as that job had runs, so that its view has every node; and what an
+ * answer from them is based on (rt_history_basis_of: runs, hosts, users). The tool and the
+ * Python package read them here. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "resource_tracker.h"
@@ -52,4 +54,39 @@ int rt_history_job_runs(const char *target, const char *job, long last, int whol
         rt_history_free(more); /* wmore with it */
     }
     return RT_DB_OK;
+}
+
+/* Whether s is among v[0..n) (NULL never is). */
+static int seen(const char *const *v, size_t n, const char *s)
+{
+    for (size_t i = 0; s && i < n; i++)
+        if (strcmp(v[i], s) == 0)
+            return 1;
+    return 0;
+}
+
+rt_error rt_history_basis_of(const rt_history_who *who, const size_t *idx, size_t n, rt_history_basis *out)
+{
+    if (!out || (!who && n))
+        return RT_ERR_INVALID;
+    memset(out, 0, sizeof *out);
+    out->runs = n;
+    const char **hosts = calloc(n ? n : 1, sizeof *hosts), **users = calloc(n ? n : 1, sizeof *users);
+    if (!hosts || !users) {
+        free(hosts);
+        free(users);
+        return RT_ERR_NOMEM;
+    }
+    for (size_t k = 0; k < n; k++) {
+        const rt_history_who *w = &who[idx ? idx[k] : k];
+        if (w->host && !seen(hosts, out->hosts, w->host))
+            hosts[out->hosts++] = w->host;
+        if (!w->user)
+            out->runs_without_user++;
+        else if (!seen(users, out->users, w->user))
+            users[out->users++] = w->user;
+    }
+    free(hosts);
+    free(users);
+    return RT_OK;
 }
