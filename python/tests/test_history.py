@@ -2,7 +2,8 @@
 tests/e2e/pg_server.py) read back by the C library (rt_history_runs) gives the tool's answers:
 history.runs the runs `recommend --job` answers from, newest first, each as `summary --json`'s
 dict with who ran it; history.recommend the "recommendation" of `recommend --job NAME --json`,
-key for key (with --any-command and --last too); a missing history raises, naming why."""
+key for key (with --any-command and --last too), and for a job of three nodes the tool's ask per
+node; a missing history raises, naming why."""
 import importlib.util
 import json
 import os
@@ -117,6 +118,8 @@ def test_postgresql_history_answers_as_the_tool(tmp_path, monkeypatch):
         env = env_of(tmp_path, pg.env())
         fill(url, env)
         check_answers(url, env, monkeypatch)
+        pg.create_db("pyjob")
+        check_three_nodes(pg.url("pyjob"), env, monkeypatch)
         # a wrong password: the library's reason, never the password
         monkeypatch.delenv("PGPASSFILE")
         with pytest.raises(_native.NativeError) as e:
@@ -124,17 +127,17 @@ def test_postgresql_history_answers_as_the_tool(tmp_path, monkeypatch):
         assert "wrong-secret" not in str(e.value)
 
 
-def test_job_of_three_nodes_answers_as_the_tool(tmp_path):
+def check_three_nodes(target, env, monkeypatch):
     """A SLURM job of three nodes, run twice (6 runs, past the tool's default --last of 5), each
-    node's tracker writing one SQLite history, after an older run of no job: history.recommend
-    gives `recommend --job NAME --json`'s answer, key for key but the server lookup's; with
-    last=8 the older run is said left out, as the tool says it."""
-    env = env_of(tmp_path)
-    db = str(tmp_path / "h.db")
+    node's tracker writing the history at target, after an older run of no job: history.recommend
+    gives `recommend --job NAME --json`'s answer, key for key but the server lookup's, without
+    --last, with --last 8 (the older run said left out, as the tool says it) and --last 2."""
     exe = tool()
+    for k, v in env.items():  # libpq finds the password where the tool does
+        monkeypatch.setenv(k, v)
 
     def track(extra):
-        subprocess.run([exe, "-q", "-i", "0.2", "--job-name", "train", "--history", db, "--", PY, "-c", WORK[0]],
+        subprocess.run([exe, "-q", "-i", "0.2", "--job-name", "train", "--history", target, "--", PY, "-c", WORK[0]],
                        env=dict(env, **extra), check=True, capture_output=True, timeout=120)
 
     track({})
@@ -143,15 +146,20 @@ def test_job_of_three_nodes_answers_as_the_tool(tmp_path):
             track(dict(SLURM_JOB_ID="812", SLURM_STEP_ID=step, SLURMD_NODENAME=f"node{i}", SLURM_PROCID=str(i),
                        SLURM_LOCALID="0", SLURM_NTASKS="3", SLURM_JOB_NUM_NODES="3", SLURM_NODEID=str(i)))
     for args, kw in (((), {}), (("--last", "8"), {"last": 8}), (("--last", "2"), {"last": 2})):
-        r = subprocess.run([exe, "recommend", "--job", "train", "--json", "--no-price-lookup", "--history", db,
+        r = subprocess.run([exe, "recommend", "--job", "train", "--json", "--no-price-lookup", "--history", target,
                             *args], env=env, check=True, capture_output=True, timeout=120)
         want = json.loads(r.stdout)
-        got = history.recommend("train", db, **kw)
+        got = history.recommend("train", target, **kw)
         for key in ("cheapest_per_node", "server_lookup_error", "note"):
             want.pop(key)
         assert got == want, args
     assert got["based_on"]["runs"] == 2 and got["view"]["run_count"] == 2
-    got = history.recommend("train", db, last=8)
+    got = history.recommend("train", target)
     assert (got["job_id"], got["nodes"], got["based_on"]["runs"], got["based_on"]["hosts"]) == ("812", 3, 6, 3)
+    got = history.recommend("train", target, last=8)
     assert got["based_on"]["left_out"] == 1 and set(got["schedulers"]) == {"metaflow", "kubernetes", "slurm"}
     assert got["schedulers"]["slurm"].startswith("--nodes=3 ")
+
+
+def test_job_of_three_nodes_answers_as_the_tool(tmp_path, monkeypatch):
+    check_three_nodes(str(tmp_path / "h.db"), env_of(tmp_path), monkeypatch)
