@@ -17,6 +17,10 @@ void rt_json_member_fields(rt_ob *o, const rt_member *m);
 /* The JSON line's name of a mark's cpu_source ("none", "group", "schedstat", "ticks", "marker"). */
 const char *rt_phase_cpu_source_name(int source);
 void rt_csv_sample(rt_ob *o, const rt_sample *s, bool energy);
+/* "object.key" of the summary's member written from rt_summary's double or rt_dist at offset off
+ * (summary.c's member tables: the key before a unit's suffix) into buf; its length, 0 when no
+ * table writes it. What a record row's json names (analysis/record_fields.h): its test's walk. */
+size_t rt_summary_json_key(size_t off, char *buf, size_t cap);
 
 /* The Rust tool's JSON line (json_rs.c). What it needs of the samples before: whether one was
  * written, and the cumulative figures its per-interval members are the change of. */

@@ -319,6 +319,33 @@ static const summary_field gpu_work_fields[] = {
     SF("shared", SF_BOOL, SU_NONE, gpu_work_shared, 0),
 };
 
+/* The summary's objects of rt_summary's own members, by name: rt_summary_json_key's walk. */
+static const struct {
+    const char *name;
+    const summary_field *f;
+    size_t n;
+} summary_objects[] = {
+    {"process", process_fields, N_OF(process_fields)},    {"machine", machine_fields, N_OF(machine_fields)},
+    {"cgroup", cgroup_fields, N_OF(cgroup_fields)},       {"pressure", pressure_fields, N_OF(pressure_fields)},
+    {"energy", energy_fields, N_OF(energy_fields)},       {"efficiency", efficiency_fields, N_OF(efficiency_fields)},
+    {"gpu_work", gpu_work_fields, N_OF(gpu_work_fields)}, {"clock", clock_fields, N_OF(clock_fields)},
+};
+
+size_t rt_summary_json_key(size_t off, char *buf, size_t cap)
+{
+    if (cap)
+        buf[0] = '\0';
+    for (size_t i = 0; i < N_OF(summary_objects); i++)
+        for (size_t k = 0; k < summary_objects[i].n; k++) {
+            const summary_field *f = &summary_objects[i].f[k];
+            if (f->off == off && (f->kind == SF_NUM || f->kind == SF_DIST || f->kind == SF_BOOL)) {
+                int n = snprintf(buf, cap, "%s.%s", summary_objects[i].name, f->key);
+                return n < 0 ? 0 : (size_t)n;
+            }
+        }
+    return 0;
+}
+
 /* The double at off in base. */
 static double at(const char *base, size_t off)
 {

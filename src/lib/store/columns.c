@@ -1,8 +1,9 @@
-/* columns.c - the embedded tracker's columns, listed once: each one's public name and where its
- * figure comes from (a member of the analysis record: its row in record_fields.c names the
- * column; or a sample member the record lacks, known to the schema, listed here); one sample turned into a row of them, and a row turned back into the record
- * (the same figures that rt_record_from_sample makes of the sample, so the tracker's statistics
- * match the tool's). */
+/* columns.c - the embedded tracker's columns: each one's public name and where its figure comes
+ * from (a member of the analysis record: its row in record_fields.h names the column; or one of
+ * the store's own, store.h's RT_STORE_OWN_COLUMNS: a sample member the record lacks, known to the
+ * schema); one sample turned into a row of them, and a row turned back into the record (the same
+ * figures that rt_record_from_sample makes of the sample, so the tracker's statistics match the
+ * tool's). */
 #include <math.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -14,9 +15,10 @@
 #include "store.h"
 
 /* Where a column's figure comes from: a member of rt_record (REC_: both directions, the record
- * read back from a row is the record the sample made; rt_record_fields[] lists those), or a member of one of the sample's structs
- * that the record does not carry (the schema's field: its type says what null is), or an energy
- * method of the record (a string member kept as its rank: 1 measured, 2 sampled, 3 estimated). */
+ * read back from a row is the record the sample made; rt_record_fields[] lists those), or a
+ * member of one of the sample's structs that the record does not carry (the schema's field: its
+ * type says what null is), or an energy method of the record (a string member kept as its rank:
+ * 1 measured, 2 sampled, 3 estimated). */
 typedef enum src { REC_ = 0, SRC_SAMPLE, SRC_CPU, SRC_MEMORY, SRC_PROCESS, SRC_METHOD } src;
 
 typedef struct column {
@@ -42,27 +44,15 @@ typedef struct column {
 #define SRC_memory SRC_MEMORY
 #define SRC_process SRC_PROCESS
 
-static const column cols[RT_NCOLS] = {
-    [RT_COL_CPU_RUNNABLE] = SMP(cpu, process_count, "cpu_runnable"),
-    [RT_COL_CPU_UTIME] = SMP(cpu, utime_secs, "cpu_utime"),
-    [RT_COL_CPU_STIME] = SMP(cpu, stime_secs, "cpu_stime"),
-    [RT_COL_MEM_FREE_MIB] = SMP_KEEP(memory, free_mib, "memory_free_mib", EXACT),
-    [RT_COL_MEM_BUFFERS_MIB] = SMP_KEEP(memory, buffers_mib, "memory_buffers_mib", EXACT),
-    [RT_COL_MEM_CACHED_MIB] = SMP_KEEP(memory, cached_mib, "memory_cached_mib", EXACT),
-    [RT_COL_MEM_ACTIVE_MIB] = SMP_KEEP(memory, active_mib, "memory_active_mib", EXACT),
-    [RT_COL_MEM_INACTIVE_MIB] = SMP_KEEP(memory, inactive_mib, "memory_inactive_mib", EXACT),
-    [RT_COL_MEM_AVAILABLE_MIB] = SMP_KEEP(memory, available_mib, "memory_available_mib", EXACT),
-    [RT_COL_SWAP_USED_MIB] = SMP_KEEP(memory, swap_used_mib, "swap_used_mib", EXACT),
-    [RT_COL_DISK_SPACE_FREE_BYTES] = SMP_KEEP(sample, disk_space_free_bytes, "disk_space_free_bytes", EXACT),
-    [RT_COL_PROC_THREADS] = SMP(process, thread_count, "process_threads"),
-    [RT_COL_PROC_UTIME] = SMP(process, utime_secs, "process_utime"),
-    [RT_COL_PROC_STIME] = SMP(process, stime_secs, "process_stime"),
-    [RT_COL_PROC_SWAP_MIB] = SMP_KEEP(process, swap_mib, "process_swap_mib", EXACT),
-    [RT_COL_ENERGY_METHOD] = {.name = "energy_method", .from = SRC_METHOD, .off = offsetof(rt_record, energy_method)},
-    [RT_COL_PROC_ENERGY_METHOD] = {.name = "process_energy_method",
-                                   .from = SRC_METHOD,
-                                   .off = offsetof(rt_record, process_energy_method)},
-};
+#define METHOD(m, n) {.name = n, .from = SRC_METHOD, .off = offsetof(rt_record, m)}
+#define OWN_ROW(c, row) [c] = row,
+
+static const column cols[RT_NCOLS] = {RT_STORE_OWN_COLUMNS(OWN_ROW)};
+
+/* RT_NCOLS (store.h) counts the record's columns and the store's own; each one within it (a column
+ * past RT_NCOLS does not compile; which column is whose, each once, test_record_fields walks). */
+#define COLUMN_FITS(m, n, c, ...) _Static_assert((int)(c) < (int)RT_NCOLS, "the column of " n " is past RT_NCOLS");
+RT_RECORD_ROWS(COLUMN_FITS)
 
 static const rt_fstruct *const src_table[] = {[SRC_SAMPLE] = &rt_schema_sample,
                                               [SRC_CPU] = &rt_schema_cpu,

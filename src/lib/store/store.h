@@ -11,8 +11,32 @@
 #include <stdint.h>
 
 #include "resource_tracker.h"
+#include "../analysis/record_fields.h"
 
-#define RT_NCOLS 114         /* RT_COL_SAMPLING_GAP_SECS + 1 */
+/* The store's own columns (not the record's: a sample member the record lacks, or an energy
+ * method), listed once: OWN(column, its row as columns.c makes it). */
+#define RT_STORE_OWN_COLUMNS(OWN)                                                                                      \
+    OWN(RT_COL_CPU_RUNNABLE, SMP(cpu, process_count, "cpu_runnable"))                                                  \
+    OWN(RT_COL_CPU_UTIME, SMP(cpu, utime_secs, "cpu_utime"))                                                           \
+    OWN(RT_COL_CPU_STIME, SMP(cpu, stime_secs, "cpu_stime"))                                                           \
+    OWN(RT_COL_MEM_FREE_MIB, SMP_KEEP(memory, free_mib, "memory_free_mib", EXACT))                                     \
+    OWN(RT_COL_MEM_BUFFERS_MIB, SMP_KEEP(memory, buffers_mib, "memory_buffers_mib", EXACT))                            \
+    OWN(RT_COL_MEM_CACHED_MIB, SMP_KEEP(memory, cached_mib, "memory_cached_mib", EXACT))                               \
+    OWN(RT_COL_MEM_ACTIVE_MIB, SMP_KEEP(memory, active_mib, "memory_active_mib", EXACT))                               \
+    OWN(RT_COL_MEM_INACTIVE_MIB, SMP_KEEP(memory, inactive_mib, "memory_inactive_mib", EXACT))                         \
+    OWN(RT_COL_MEM_AVAILABLE_MIB, SMP_KEEP(memory, available_mib, "memory_available_mib", EXACT))                      \
+    OWN(RT_COL_SWAP_USED_MIB, SMP_KEEP(memory, swap_used_mib, "swap_used_mib", EXACT))                                 \
+    OWN(RT_COL_DISK_SPACE_FREE_BYTES, SMP_KEEP(sample, disk_space_free_bytes, "disk_space_free_bytes", EXACT))         \
+    OWN(RT_COL_PROC_THREADS, SMP(process, thread_count, "process_threads"))                                            \
+    OWN(RT_COL_PROC_UTIME, SMP(process, utime_secs, "process_utime"))                                                  \
+    OWN(RT_COL_PROC_STIME, SMP(process, stime_secs, "process_stime"))                                                  \
+    OWN(RT_COL_PROC_SWAP_MIB, SMP_KEEP(process, swap_mib, "process_swap_mib", EXACT))                                  \
+    OWN(RT_COL_ENERGY_METHOD, METHOD(energy_method, "energy_method"))                                                  \
+    OWN(RT_COL_PROC_ENERGY_METHOD, METHOD(process_energy_method, "process_energy_method"))
+#define RT_STORE_COUNT_OWN(c, row) +1
+/* The columns: the record's rows with one (analysis/record_fields.h) and the store's own. A new
+ * rt_column (at the public enum's end) is a row of either list, nothing else. */
+enum { RT_NCOLS = RT_RECORD_NCOLS + (0 RT_STORE_OWN_COLUMNS(RT_STORE_COUNT_OWN)) };
 #define RT_STORE_BLOCK 4096u /* rows per block */
 
 typedef struct rt_store rt_store;
