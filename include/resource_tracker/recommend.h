@@ -209,6 +209,16 @@ RT_API size_t rt_recommendation_gpu_notes(const rt_recommendation *rec, const st
 RT_API size_t rt_recommendation_gpu_scheduler_note(const rt_recommendation *rec, rt_scheduler sched, char *buf,
                                                    size_t cap);
 
+/* 0.22: rec as recommend --json's "recommendation" object (docs/contracts.md §8), one JSON object
+ * without a newline: its members in that order, a number as the double a JSON parser reads back
+ * the same (a real with its decimal point, an integer as one; null for NaN and RT_NULL_I64), the
+ * GPU ask's notes with the prices of smaller and like as rt_recommendation_gpu_notes takes them
+ * (either NULL: none). The summary's "recommendation" object is written from the same members.
+ * Returns the length needed like snprintf (buf, cap bytes, NUL-terminated when cap > 0); 0 for a
+ * NULL rec or a caller's struct older than this library's. */
+RT_API size_t rt_format_recommendation_json(const rt_recommendation *rec, const struct rt_server *smaller,
+                                            const struct rt_server *like, char *buf, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -661,39 +661,19 @@ static void set_num(json_t *obj, const char *key, double v)
     json_object_set_new(obj, key, isfinite(v) ? json_real(v) : json_null());
 }
 
-/* 0.19: the GPU ask's keys of recommend --json's recommendation (docs/contracts.md §8). */
-static void gpu_json(json_t *r, const rt_recommendation *rec, const lookup *l)
+/* The recommendation object of recommend --json (docs/contracts.md §8): the library's one writer
+ * of rt_recommendation (rt_format_recommendation_json, which the summary's object shares), read
+ * into jansson (its numbers read back as written); NULL when out of memory. */
+static json_t *recommendation_json(const rt_recommendation *rec, const lookup *l)
 {
-    char text[2048];
-    json_object_set_new(r, "gpu_words",
-                        rt_recommendation_gpu_words(rec, text, sizeof text) > 0 ? json_string(text) : json_null());
-    json_object_set_new(r, "gpu_held", json_integer(rec->gpu_held));
-    json_object_set_new(r, "gpu_busy", json_integer(rec->gpu_busy));
-    set_num(r, "vram_per_gpu_need_mib", rec->vram_per_gpu_need_mib);
-    json_object_set_new(r, "vram_per_gpu_source", json_string(rt_need_source_name(rec->vram_per_gpu_source)));
-    json_object_set_new(r, "vram_per_gpu_mib", json_integer(rec->vram_per_gpu_mib));
-    set_num(r, "vram_per_gpu_gib", rec->vram_per_gpu_gib);
-    json_t *models = json_array();
-    for (size_t i = 0; i < sizeof rec->gpu_models / sizeof rec->gpu_models[0] && rec->gpu_models[i]; i++)
-        json_array_append_new(models, json_string(rec->gpu_models[i]));
-    json_object_set_new(r, "gpu_models", models);
-    json_object_set_new(r, "gpu_models_count", json_integer((json_int_t)rec->gpu_models_count));
-    set_num(r, "gpu_memory_had_mib", rec->gpu_memory_had_mib);
-    set_num(r, "gpu_sm_active_pct", rec->gpu_sm_active_pct);
-    set_num(r, "gpu_busy_pct", rec->gpu_busy_pct);
-    json_object_set_new(r, "gpu_smaller", json_boolean(rec->gpu_smaller));
-    json_t *notes = json_array(), *how = json_object();
-    rt_recommendation_gpu_notes(rec, l->have_cheapest ? &l->cheapest : NULL, l->have_like ? &l->like : NULL, text,
-                                sizeof text);
-    for (char *p = text, *nl; *p && (nl = strchr(p, '\n')); p = nl + 1)
-        json_array_append_new(notes, json_stringn(p, (size_t)(nl - p)));
-    json_object_set_new(r, "gpu_notes", notes);
-    for (int i = 0; i < 3; i++)
-        json_object_set_new(how, sched_keys[i],
-                            rt_recommendation_gpu_scheduler_note(rec, (rt_scheduler)i, text, sizeof text) > 0
-                                ? json_string(text)
-                                : json_null());
-    json_object_set_new(r, "gpu_scheduler_notes", how);
+    const rt_server *smaller = l->have_cheapest ? &l->cheapest : NULL, *like = l->have_like ? &l->like : NULL;
+    size_t n = rt_format_recommendation_json(rec, smaller, like, NULL, 0);
+    char *text = n ? malloc(n + 1) : NULL;
+    json_t *r = NULL;
+    if (text && rt_format_recommendation_json(rec, smaller, like, text, n + 1) == n)
+        r = json_loads(text, 0, NULL);
+    free(text);
+    return r;
 }
 
 /* Writes the JSON object to stdout. Returns 0 or EXIT_FAIL. */
@@ -702,41 +682,16 @@ static int print_json(const rec_args *a, const rt_recommendation *rec, const loo
 {
     char line[512];
     double hours = rec->duration_secs / 3600.0;
-    json_t *root = json_object(), *r = json_object(), *sch = json_object();
+    json_t *root = json_object(), *r = recommendation_json(rec, l), *sch = json_object();
+    if (!r) {
+        json_decref(root);
+        json_decref(sch);
+        cli_say("recommend: out of memory");
+        return EXIT_FAIL;
+    }
     json_object_set_new(root, "runs", json_integer((json_int_t)rec->runs));
     json_object_set_new(root, "based_on", basis_json(basis));
     set_num(root, "duration_secs", rec->duration_secs);
-    json_object_set_new(r, "cpu", json_integer(rec->cpu));
-    json_object_set_new(r, "memory_mib", rec->memory_mib == RT_NULL_I64 ? json_null() : json_integer(rec->memory_mib));
-    json_object_set_new(r, "gpu", json_integer(rec->gpu));
-    json_object_set_new(r, "vram_mib", json_integer(rec->vram_mib));
-    json_object_set_new(r, "oom_killed", json_boolean(rec->oom_killed));
-    set_num(r, "cpu_quota_cores", rec->cpu_quota_cores);
-    set_num(r, "cpu_throttled_pct", rec->cpu_throttled_pct);
-    set_num(r, "memory_need_mib", rec->memory_need_mib);
-    json_object_set_new(r, "memory_source", json_string(rt_need_source_name(rec->memory_source)));
-    json_object_set_new(r, "memory_sampled", json_boolean(rec->memory_sampled));
-    set_num(r, "headroom_pct", rec->headroom_pct);
-    set_num(r, "vram_need_mib", rec->vram_need_mib);
-    json_object_set_new(r, "vram_source", json_string(rt_need_source_name(rec->vram_source)));
-    set_num(r, "max_slowdown_pct", rec->max_slowdown_pct);
-    set_num(r, "cpu_duration_secs", rec->cpu_duration_secs);
-    set_num(r, "cpu_run_duration_secs", rec->cpu_run_duration_secs);
-    json_object_set_new(r, "cpu_fewer", json_integer(rec->cpu_fewer));
-    set_num(r, "cpu_fewer_duration_secs", rec->cpu_fewer_duration_secs);
-    set_num(r, "cpu_cost_usd", rec->cpu_cost_usd);
-    set_num(r, "time_limit_secs", rec->time_limit_secs);
-    json_object_set_new(r, "cpu_basis", rec->cpu_basis ? json_string(rec->cpu_basis) : json_null());
-    json_object_set_new(r, "cpu_phase", rec->cpu_phase[0] ? json_string(rec->cpu_phase) : json_null());
-    set_num(r, "cpu_phase_fewer_secs", rec->cpu_phase_fewer_secs);
-    gpu_json(r, rec, l);
-    set_num(r, "memory_floor_mib", rec->memory_floor_mib); /* 0.20: after a kill, ask to learn */
-    json_object_set_new(r, "memory_learn", json_boolean(rec->memory_learn));
-    set_num(r, "time_floor_secs", rec->time_floor_secs);
-    char words[300];
-    json_object_set_new(r, "time_words",
-                        rt_recommendation_time_words(rec, words, sizeof words) > 0 ? json_string(words) : json_null());
-    set_num(r, "memory_reread_files_mib", rec->memory_reread_files_mib); /* 0.20 */
     double left, left_mib; /* 0.20: what the runs left behind, not in the ask */
     left_behind(runs, nruns, &left, &left_mib);
     json_object_set_new(r, "left_behind", json_integer((json_int_t)left));

@@ -575,6 +575,73 @@ static void energy_members(void **state)
     json_decref(j);
 }
 
+/* rec as rt_format_recommendation_json writes it, parsed (n: its length). */
+static json_t *recommendation_parse(const rt_recommendation *rec, size_t *n)
+{
+    static char text[8192];
+    *n = rt_format_recommendation_json(rec, NULL, NULL, NULL, 0);
+    assert_true(*n > 100 && *n < sizeof text);
+    assert_int_equal(rt_format_recommendation_json(rec, NULL, NULL, text, sizeof text), *n);
+    assert_int_equal(strlen(text), *n);
+    json_error_t err;
+    json_t *r = json_loads(text, 0, &err);
+    if (!r)
+        fail_msg("not JSON: %s in %s", err.text, text);
+    return r;
+}
+
+/* 0.22: the recommendation's one table writes both objects: recommend --json's
+ * (rt_format_recommendation_json: every number read back as the double it is, integers as
+ * integers) and the summary's, whose keys are recommend's, in their own order, with the same
+ * values at the summary's decimals. */
+static void recommendation_one_writer(void **state)
+{
+    (void)state;
+    rt_summary s = full();
+    rt_recommendation rec = RT_RECOMMENDATION_INIT;
+    const rt_summary *runs[1] = {&s};
+    assert_int_equal(rt_recommend(runs, 1, &rec), RT_OK);
+    size_t n;
+    json_t *r = recommendation_parse(&rec, &n);
+    assert_int_equal(json_object_size(r), 43);
+    /* the summary's object: recommend's keys (a unit's suffix on the same name), the same values */
+    json_t *j = format_parse(&s, NULL, NULL);
+    json_t *sr = json_object_get(j, "recommendation");
+    assert_int_equal(json_object_size(sr), 21);
+    const char *k;
+    json_t *v;
+    json_object_foreach(sr, k, v) {
+        json_t *w = json_object_get(r, k);
+        if (!w)
+            fail_msg("the summary's recommendation has %s, recommend --json not", k);
+        if (json_is_number(v))
+            near(v, json_number_value(w), 1e-3, k);
+        else if (!json_equal(v, w))
+            fail_msg("%s differs", k);
+    }
+    json_decref(j);
+    assert_true(json_is_integer(json_object_get(r, "cpu")) && json_is_integer(json_object_get(r, "memory_mib")));
+    assert_true(json_is_real(json_object_get(r, "max_slowdown_pct"))); /* 10.0: a real */
+    assert_string_equal(json_string_value(json_object_get(r, "memory_source")), "process_peak");
+    assert_true(json_is_array(json_object_get(r, "gpu_notes")));
+    assert_true(json_is_object(json_object_get(r, "gpu_scheduler_notes")));
+    json_decref(r);
+    /* every digit: the double itself read back */
+    rec.headroom_pct = 20.0625 + 1e-9;
+    r = recommendation_parse(&rec, &n);
+    assert_true(json_real_value(json_object_get(r, "headroom_pct")) == 20.0625 + 1e-9);
+    json_decref(r);
+    /* a short buffer: cut, NUL-terminated, the length needed said */
+    char small[16];
+    assert_int_equal(rt_format_recommendation_json(&rec, NULL, NULL, small, sizeof small), n);
+    assert_int_equal(strlen(small), sizeof small - 1);
+    /* none, or a caller's older struct: nothing */
+    assert_int_equal(rt_format_recommendation_json(NULL, NULL, NULL, small, sizeof small), 0);
+    assert_string_equal(small, "");
+    rec.struct_size = offsetof(rt_recommendation, memory_reread_files_mib);
+    assert_int_equal(rt_format_recommendation_json(&rec, NULL, NULL, small, sizeof small), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -583,6 +650,7 @@ int main(void)
         cmocka_unit_test(units),
         cmocka_unit_test(unknown_units), cmocka_unit_test(truncation), cmocka_unit_test(huge_numbers),
         cmocka_unit_test(energy_members),
+        cmocka_unit_test(recommendation_one_writer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

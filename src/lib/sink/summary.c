@@ -1,6 +1,8 @@
 /* summary.c - a run's statistics (rt_summary) as one JSON object with a newline
  * (rt_format_summary), memory and time figures in gpu_tracker's units (core/units.h), into a
- * caller's buffer through the output builder (core/ob.c). */
+ * caller's buffer through the output builder (core/ob.c); and the recommendation's one table of
+ * members, which writes both its object in the summary and recommend --json's
+ * (rt_format_recommendation_json). */
 #include <math.h>
 #include <stddef.h>
 #include <stdbool.h>
@@ -18,6 +20,11 @@ typedef rt_gt_unit unit;
 
 static const unit mib = {NULL, "_mib", 1.0, 1.0, 3};
 static const unit secs = {NULL, "_secs", 1.0, 1.0, 3};
+/* value()'s decimals for recommend --json (members()'s full): the double a parser reads back the
+ * same, a real with its point (rt_ob_shortest) */
+enum { DEC_REAL = -1 };
+static const unit full_mib = {NULL, "_mib", 1.0, 1.0, DEC_REAL};
+static const unit full_secs = {NULL, "_secs", 1.0, 1.0, DEC_REAL};
 
 /* The unit called name in table (n entries), fallback for NULL, or NULL when unknown. */
 static const unit *find_unit(const unit *table, size_t n, const unit *fallback, const char *name)
@@ -40,6 +47,10 @@ static void key(rt_ob *o, const char *name, const char *suffix)
  * jansson (and other parsers) refuse. */
 static void value(rt_ob *o, double v, int dec)
 {
+    if (dec == DEC_REAL) {
+        rt_ob_shortest(o, v, "null");
+        return;
+    }
     if (!isfinite(v) || fabs(v) < 1e15) {
         rt_ob_fixed(o, v, dec, "null");
         return;
@@ -91,8 +102,13 @@ typedef enum {
     SF_OBJ,  /* {the doubles of sub by their keys}: converted as SF_NUM, the suffix on the
               * member's key only */
     SF_NEED, /* an rt_need: {"need<unit>","source","sampled"} */
+    SF_SOURCE, /* an int rt_need_source: its name */
+    SF_SIZE,   /* a size_t */
+    SF_WORDS,  /* a string the row's words() makes of the struct, or null when it makes none */
+    SF_CALL,   /* what the row's call() writes of the struct (a value, its comma after) */
 } sf_kind;
 typedef enum { SU_NONE, SU_MEM, SU_TIME } sf_unit;
+struct writing;
 typedef struct summary_field {
     const char *key;
     sf_kind kind;
@@ -102,12 +118,25 @@ typedef struct summary_field {
     size_t off2;                       /* SF_PCT: of the denominator */
     const struct summary_field *sub;   /* SF_OBJ: its members (SF_NUM) */
     size_t n_sub;
+    int in_summary;                    /* rt_recommendation's: its place in the summary's object
+                                        * (1 first), 0: recommend --json's alone */
+    size_t (*words)(const void *base, char *buf, size_t cap); /* SF_WORDS */
+    void (*call)(rt_ob *o, const void *base, const struct writing *w); /* SF_CALL */
 } summary_field;
 
+/* How members() writes: memory in mem, time in tm; full: every number as the double a JSON
+ * parser reads back the same (a real with its point, an integer as an integer), whatever the
+ * row's decimals (recommend --json, which its jansson then writes); what SF_CALL rows need. */
+typedef struct writing {
+    const rt_gt_unit *mem, *tm;
+    bool full;
+    const rt_server *smaller, *like; /* the GPU ask's notes' prices (rt_recommendation_gpu_notes) */
+} writing;
+
 #define N_OF(a) (sizeof(a) / sizeof *(a))
-#define FIELD(type, k, kind, u, member, dec) {k, kind, u, offsetof(type, member), dec, 0, NULL, 0}
+#define FIELD(type, k, kd, un, member, d) {.key = k, .kind = kd, .unit = un, .off = offsetof(type, member), .dec = d}
 #define SF(k, kind, u, member, dec) FIELD(rt_summary, k, kind, u, member, dec)
-#define SF_OF(k, u, sub, dec) {k, SF_OBJ, u, 0, dec, 0, sub, N_OF(sub)}
+#define SF_OF(k, un, s, d) {.key = k, .kind = SF_OBJ, .unit = un, .dec = d, .sub = s, .n_sub = N_OF(s)}
 
 /* An rt_dist's members (SF_DIST). */
 static const summary_field dist_members[] = {
@@ -176,8 +205,8 @@ static const summary_field cgroup_fields[] = {
     SF("cpu_quota_cores", SF_NUM, SU_NONE, cpu_quota_cores, 3),
     SF("cpu_periods", SF_NUM, SU_NONE, cpu_periods, 0),
     SF("cpu_throttled_periods", SF_NUM, SU_NONE, cpu_throttled_periods, 0),
-    {"cpu_throttled_pct", SF_PCT, SU_NONE, offsetof(rt_summary, cpu_throttled_periods), 2,
-     offsetof(rt_summary, cpu_periods), NULL, 0},
+    {.key = "cpu_throttled_pct", .kind = SF_PCT, .off = offsetof(rt_summary, cpu_throttled_periods), .dec = 2,
+     .off2 = offsetof(rt_summary, cpu_periods)},
     SF("cpu_throttled", SF_NUM, SU_TIME, cpu_throttled_secs, 0),
     SF("pids_peak", SF_NUM, SU_NONE, pids_peak, 0),
     SF("pids_limit", SF_NUM, SU_NONE, pids_limit, 0),
@@ -203,33 +232,109 @@ static const summary_field cores_fields[] = {
     CT("machine_cores", SF_NUM, SU_NONE, machine_cores, 0), CT("demand_cores", SF_NUM, SU_NONE, demand_cores, 3),
 };
 
-#define RF(k, kind, u, member, dec) FIELD(rt_recommendation, k, kind, u, member, dec)
+/* The recommendation's words and lists (rt_recommendation_*_words, _gpu_notes, the GPU ask's
+ * models and each scheduler's way to the GPUs' memory), as its table's rows write them. */
+static size_t time_words(const void *rec, char *buf, size_t cap)
+{
+    return rt_recommendation_time_words(rec, buf, cap);
+}
+
+static size_t gpu_words(const void *rec, char *buf, size_t cap)
+{
+    return rt_recommendation_gpu_words(rec, buf, cap);
+}
+
+static void gpu_models(rt_ob *o, const void *base, const writing *w)
+{
+    (void)w;
+    const rt_recommendation *rec = base;
+    rt_ob_put(o, "[", 1);
+    for (size_t i = 0; i < N_OF(rec->gpu_models) && rec->gpu_models[i]; i++) {
+        rt_ob_put(o, ",", i > 0);
+        rt_ob_json_str(o, rec->gpu_models[i]);
+    }
+    rt_ob_put(o, "],", 2);
+}
+
+static void gpu_notes(rt_ob *o, const void *base, const writing *w)
+{
+    char text[2048];
+    rt_recommendation_gpu_notes(base, w->smaller, w->like, text, sizeof text);
+    rt_ob_put(o, "[", 1);
+    for (char *p = text, *nl; *p && (nl = strchr(p, '\n')); p = nl + 1) {
+        *nl = '\0';
+        rt_ob_put(o, ",", p > text);
+        rt_ob_json_str(o, p);
+    }
+    rt_ob_put(o, "],", 2);
+}
+
+static void gpu_scheduler_notes(rt_ob *o, const void *base, const writing *w)
+{
+    (void)w;
+    static const char *const keys[3] = {"metaflow", "kubernetes", "slurm"}; /* rt_scheduler's order */
+    char text[512];
+    rt_ob_put(o, "{", 1);
+    for (int i = 0; i < 3; i++)
+        str(o, keys[i],
+            rt_recommendation_gpu_scheduler_note(base, (rt_scheduler)i, text, sizeof text) > 0 ? text : NULL);
+    o->len--;
+    rt_ob_put(o, "},", 2);
+}
+
+/* rt_recommendation's members, listed once, in recommend --json's order (docs/contracts.md §8,
+ * rt_format_recommendation_json); the last number is the member's place in the summary's
+ * "recommendation" object (docs/contracts.md's summary JSON), 0: recommend --json's alone. */
+#define RF(k, kd, un, member, d, sum)                                                                                  \
+    {.key = k, .kind = kd, .unit = un, .off = offsetof(rt_recommendation, member), .dec = d, .in_summary = sum}
+#define RW(k, fn, sum) {.key = k, .kind = SF_WORDS, .in_summary = sum, .words = fn}
+#define RC(k, fn) {.key = k, .kind = SF_CALL, .call = fn}
 static const summary_field recommendation_fields[] = {
-    RF("cpu", SF_I64, SU_NONE, cpu, 0),
-    RF("memory", SF_I64, SU_MEM, memory_mib, 0),
-    RF("gpu", SF_I64, SU_NONE, gpu, 0),
-    RF("vram", SF_I64, SU_MEM, vram_mib, 0),
-    RF("headroom_pct", SF_NUM, SU_NONE, headroom_pct, 1),
-    RF("cpu_basis", SF_STR, SU_NONE, cpu_basis, 0),
-    RF("max_slowdown_pct", SF_NUM, SU_NONE, max_slowdown_pct, 4),
-    RF("cpu_duration", SF_NUM, SU_TIME, cpu_duration_secs, 0),
-    RF("cpu_fewer", SF_I64, SU_NONE, cpu_fewer, 0),
-    RF("cpu_fewer_duration", SF_NUM, SU_TIME, cpu_fewer_duration_secs, 0),
-    RF("time_limit", SF_NUM, SU_TIME, time_limit_secs, 0),
-    RF("cpu_phase", SF_TEXT, SU_NONE, cpu_phase, 0),
-    RF("cpu_phase_fewer", SF_NUM, SU_TIME, cpu_phase_fewer_secs, 0),
-};
-/* after time_words (0.19): the GPU ask */
-static const summary_field gpu_ask_fields[] = {
-    RF("gpu_held", SF_I64, SU_NONE, gpu_held, 0),
-    RF("gpu_busy", SF_I64, SU_NONE, gpu_busy, 0),
-    RF("vram_per_gpu_need", SF_NUM, SU_MEM, vram_per_gpu_need_mib, 0),
-    RF("vram_per_gpu", SF_I64, SU_MEM, vram_per_gpu_mib, 0),
-};
-/* after gpu_words (0.20): the floors of a run stopped at a limit (after a kill, ask to learn) */
-static const summary_field floor_fields[] = {
-    RF("memory_floor", SF_NUM, SU_MEM, memory_floor_mib, 0),
-    RF("time_floor", SF_NUM, SU_TIME, time_floor_secs, 0),
+    RF("cpu", SF_I64, SU_NONE, cpu, 0, 1),
+    RF("memory", SF_I64, SU_MEM, memory_mib, 0, 2),
+    RF("gpu", SF_I64, SU_NONE, gpu, 0, 3),
+    RF("vram", SF_I64, SU_MEM, vram_mib, 0, 4),
+    RF("oom_killed", SF_FLAG, SU_NONE, oom_killed, 0, 0),
+    RF("cpu_quota_cores", SF_NUM, SU_NONE, cpu_quota_cores, 0, 0),
+    RF("cpu_throttled_pct", SF_NUM, SU_NONE, cpu_throttled_pct, 0, 0),
+    RF("memory_need", SF_NUM, SU_MEM, memory_need_mib, 0, 0),
+    RF("memory_source", SF_SOURCE, SU_NONE, memory_source, 0, 0),
+    RF("memory_sampled", SF_FLAG, SU_NONE, memory_sampled, 0, 0),
+    RF("headroom_pct", SF_NUM, SU_NONE, headroom_pct, 1, 5),
+    RF("vram_need", SF_NUM, SU_MEM, vram_need_mib, 0, 0),
+    RF("vram_source", SF_SOURCE, SU_NONE, vram_source, 0, 0),
+    RF("max_slowdown_pct", SF_NUM, SU_NONE, max_slowdown_pct, 4, 7),
+    RF("cpu_duration", SF_NUM, SU_TIME, cpu_duration_secs, 0, 8),
+    RF("cpu_run_duration", SF_NUM, SU_TIME, cpu_run_duration_secs, 0, 0),
+    RF("cpu_fewer", SF_I64, SU_NONE, cpu_fewer, 0, 9),
+    RF("cpu_fewer_duration", SF_NUM, SU_TIME, cpu_fewer_duration_secs, 0, 10),
+    RF("cpu_cost_usd", SF_NUM, SU_NONE, cpu_cost_usd, 0, 0),
+    RF("time_limit", SF_NUM, SU_TIME, time_limit_secs, 0, 11),
+    RF("cpu_basis", SF_STR, SU_NONE, cpu_basis, 0, 6),
+    RF("cpu_phase", SF_TEXT, SU_NONE, cpu_phase, 0, 12),
+    RF("cpu_phase_fewer", SF_NUM, SU_TIME, cpu_phase_fewer_secs, 0, 13),
+    /* 0.19: the GPU ask */
+    RW("gpu_words", gpu_words, 19),
+    RF("gpu_held", SF_I64, SU_NONE, gpu_held, 0, 15),
+    RF("gpu_busy", SF_I64, SU_NONE, gpu_busy, 0, 16),
+    RF("vram_per_gpu_need", SF_NUM, SU_MEM, vram_per_gpu_need_mib, 0, 17),
+    RF("vram_per_gpu_source", SF_SOURCE, SU_NONE, vram_per_gpu_source, 0, 0),
+    RF("vram_per_gpu", SF_I64, SU_MEM, vram_per_gpu_mib, 0, 18),
+    RF("vram_per_gpu_gib", SF_NUM, SU_NONE, vram_per_gpu_gib, 0, 0),
+    RC("gpu_models", gpu_models),
+    RF("gpu_models_count", SF_SIZE, SU_NONE, gpu_models_count, 0, 0),
+    RF("gpu_memory_had", SF_NUM, SU_MEM, gpu_memory_had_mib, 0, 0),
+    RF("gpu_sm_active_pct", SF_NUM, SU_NONE, gpu_sm_active_pct, 0, 0),
+    RF("gpu_busy_pct", SF_NUM, SU_NONE, gpu_busy_pct, 0, 0),
+    RF("gpu_smaller", SF_FLAG, SU_NONE, gpu_smaller, 0, 0),
+    RC("gpu_notes", gpu_notes),
+    RC("gpu_scheduler_notes", gpu_scheduler_notes),
+    /* 0.20: the floors of a run stopped at a limit (after a kill, ask to learn) */
+    RF("memory_floor", SF_NUM, SU_MEM, memory_floor_mib, 0, 20),
+    RF("memory_learn", SF_FLAG, SU_NONE, memory_learn, 0, 0),
+    RF("time_floor", SF_NUM, SU_TIME, time_floor_secs, 0, 21),
+    RW("time_words", time_words, 14),
+    RF("memory_reread_files", SF_NUM, SU_MEM, memory_reread_files_mib, 0, 0),
 };
 
 #define PF(k, kind, u, member, dec) FIELD(rt_phase_summary, k, kind, u, member, dec)
@@ -378,21 +483,21 @@ static void need_members(rt_ob *o, const rt_need *n, const unit *mem)
     rt_ob_lit(o, n->sampled ? "true," : "false,");
 }
 
-/* The members of fields (n) of the struct at base, in order, each with its comma; memory in
- * mem, time in tm. */
-static void members(rt_ob *o, const void *at_base, const summary_field *f, size_t n, const unit *mem,
-                    const unit *tm)
+/* The members of fields (n) of the struct at base, in order, each with its comma, as w says. */
+static void members_w(rt_ob *o, const void *at_base, const summary_field *f, size_t n, const writing *w)
 {
     const char *base = at_base;
+    const unit *mem = w->mem;
     for (size_t i = 0; i < n; i++) {
-        const unit *u = f[i].unit == SU_MEM ? mem : f[i].unit == SU_TIME ? tm : NULL;
+        const unit *u = f[i].unit == SU_MEM ? w->mem : f[i].unit == SU_TIME ? w->tm : NULL;
         const char *p = base + f[i].off;
+        int dec = w->full ? DEC_REAL : f[i].dec;
         switch (f[i].kind) {
         case SF_NUM:
-            num(o, f[i].key, u, at(base, f[i].off), f[i].dec);
+            num(o, f[i].key, u, at(base, f[i].off), dec);
             break;
         case SF_DIST:
-            sub_object(o, f[i].key, u, p, dist_members, N_OF(dist_members), f[i].dec);
+            sub_object(o, f[i].key, u, p, dist_members, N_OF(dist_members), dec);
             break;
         case SF_BOOL: {
             double v = at(base, f[i].off);
@@ -419,22 +524,56 @@ static void members(rt_ob *o, const void *at_base, const summary_field *f, size_
         case SF_I64: {
             int64_t v;
             memcpy(&v, p, sizeof v);
-            num(o, f[i].key, u, v == RT_NULL_I64 ? NAN : (double)v, f[i].dec);
+            if (w->full) { /* an integer as an integer */
+                key(o, f[i].key, u ? u->suffix : NULL);
+                rt_ob_i64_or(o, v, "null");
+                rt_ob_put(o, ",", 1);
+            } else {
+                num(o, f[i].key, u, v == RT_NULL_I64 ? NAN : (double)v, dec);
+            }
             break;
         }
-        case SF_U64: {
+        case SF_U64:
+        case SF_SIZE: {
             uint64_t v;
-            memcpy(&v, p, sizeof v);
-            num(o, f[i].key, u, (double)v, f[i].dec);
+            if (f[i].kind == SF_SIZE) {
+                size_t z;
+                memcpy(&z, p, sizeof z);
+                v = z;
+            } else {
+                memcpy(&v, p, sizeof v);
+            }
+            if (w->full) {
+                key(o, f[i].key, u ? u->suffix : NULL);
+                rt_ob_u64(o, v);
+                rt_ob_put(o, ",", 1);
+            } else {
+                num(o, f[i].key, u, (double)v, dec);
+            }
             break;
         }
+        case SF_SOURCE: {
+            int v;
+            memcpy(&v, p, sizeof v);
+            str(o, f[i].key, rt_need_source_name(v));
+            break;
+        }
+        case SF_WORDS: {
+            char text[512];
+            str(o, f[i].key, f[i].words(base, text, sizeof text) > 0 ? text : NULL);
+            break;
+        }
+        case SF_CALL:
+            key(o, f[i].key, NULL);
+            f[i].call(o, base, w);
+            break;
         case SF_PCT: {
             double of = at(base, f[i].off2);
-            num(o, f[i].key, u, of > 0 ? 100.0 * at(base, f[i].off) / of : NAN, f[i].dec);
+            num(o, f[i].key, u, of > 0 ? 100.0 * at(base, f[i].off) / of : NAN, dec);
             break;
         }
         case SF_OBJ:
-            sub_object(o, f[i].key, u, base, f[i].sub, f[i].n_sub, f[i].dec);
+            sub_object(o, f[i].key, u, base, f[i].sub, f[i].n_sub, dec);
             break;
         case SF_NEED:
             key(o, f[i].key, NULL);
@@ -445,6 +584,14 @@ static void members(rt_ob *o, const void *at_base, const summary_field *f, size_
             break;
         }
     }
+}
+
+/* The members of fields (n) of the struct at base, in order, each with its comma; memory in
+ * mem, time in tm. */
+static void members(rt_ob *o, const void *base, const summary_field *f, size_t n, const unit *mem, const unit *tm)
+{
+    const writing w = {.mem = mem, .tm = tm};
+    members_w(o, base, f, n, &w);
 }
 
 /* "name":{members of fields, in order}, then a comma (the caller closes the run). */
@@ -542,13 +689,14 @@ static void answer_part(rt_ob *o, const rt_summary *s, const unit *mem, const un
     rt_recommendation rec = RT_RECOMMENDATION_INIT;
     const rt_summary *runs[1] = {s};
     if (open_object(o, "recommendation", s->has_process && rt_recommend(runs, 1, &rec) == RT_OK)) {
-        members(o, &rec, recommendation_fields, N_OF(recommendation_fields), mem, tm);
-        char words[300];
-        str(o, "time_words", rt_recommendation_time_words(&rec, words, sizeof words) > 0 ? words : NULL);
-        /* 0.19: the GPU ask (as recommend --json says it) */
-        members(o, &rec, gpu_ask_fields, N_OF(gpu_ask_fields), mem, tm);
-        str(o, "gpu_words", rt_recommendation_gpu_words(&rec, words, sizeof words) > 0 ? words : NULL);
-        members(o, &rec, floor_fields, N_OF(floor_fields), mem, tm); /* 0.20 */
+        for (int place = 1;; place++) { /* the summary's members of the recommendation, in its order */
+            size_t i = 0;
+            while (i < N_OF(recommendation_fields) && recommendation_fields[i].in_summary != place)
+                i++;
+            if (i == N_OF(recommendation_fields))
+                break;
+            members(o, &rec, &recommendation_fields[i], 1, mem, tm);
+        }
         close_object(o);
     }
     rt_note notes[RT_NOTES_MAX];
@@ -884,6 +1032,23 @@ size_t rt_format_summary(const rt_summary *s, const char *memory_unit, const cha
     value(&o, s->end_signal, 0);
     clock_part(&o, s);
     rt_ob_lit(&o, "}\n");
+    if (cap)
+        buf[o.len < cap ? o.len : cap - 1] = '\0';
+    return o.len;
+}
+
+size_t rt_format_recommendation_json(const rt_recommendation *rec, const rt_server *smaller, const rt_server *like,
+                                     char *buf, size_t cap)
+{
+    if (cap)
+        buf[0] = '\0';
+    if (!rec || rec->struct_size < sizeof *rec)
+        return 0;
+    rt_ob o = {.buf = buf, .cap = cap};
+    const writing w = {.mem = &full_mib, .tm = &full_secs, .full = true, .smaller = smaller, .like = like};
+    rt_ob_put(&o, "{", 1);
+    members_w(&o, rec, recommendation_fields, N_OF(recommendation_fields), &w);
+    close_object(&o);
     if (cap)
         buf[o.len < cap ? o.len : cap - 1] = '\0';
     return o.len;
