@@ -151,6 +151,19 @@ RT_API int64_t rt_cores_fewest(const struct rt_cores_table *t, double max_slowdo
  * t. */
 RT_API double rt_cores_own_secs(const struct rt_cores_table *t);
 
+/* 0.22: the core-hours of t's run under cores cores: cores x its predicted duration there (past
+ * the table's last row, the last row's) / 3600, as each row's core_hours (a price per core-hour
+ * times it is the run's money under them). NaN for a NULL or empty t or cores below 1. */
+RT_API double rt_cores_core_hours(const struct rt_cores_table *t, int64_t cores);
+
+/* 0.22: t as recommend --json's table of the run under other core counts (docs/contracts.md
+ * §8): one JSON object without a newline, the table's members as the summary's "cores" has them
+ * (in seconds) and "rows":[{"cores","duration_secs","core_hours","wait_bound","cost_usd"},..],
+ * each row's cost its core-hours times usd_per_core_hour (null for NaN: no price), each number
+ * the double it is. Returns the length needed like snprintf (buf NUL-terminated when cap > 0);
+ * 0 for a NULL t. */
+RT_API size_t rt_format_cores_json(const struct rt_cores_table *t, double usd_per_core_hour, char *buf, size_t cap);
+
 /* 0.20: where t's run shared its machine (other work used a quarter of a core or more beside the
  * job, on average), the words that say so: "other work used 1.4 of 2 cores"; "" otherwise.
  * buf is NUL-terminated when cap > 0. Returns the length written (0: not shared, or NULL t). */

@@ -1,10 +1,9 @@
 /* answer.c - what a run's answer is said in: the scheduler whose words the recommendation takes
  * (the job's orchestrator, else the environment the tool runs in), the run's notes with the
  * tool's own knowledge of why the job had no cgroup of its own, as text or JSON, and the run's
- * durations under other core counts as JSON. */
+ * durations under other core counts as JSON (the library's writer, read into jansson). */
 #define _GNU_SOURCE
 #include <jansson.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,39 +52,13 @@ json_t *cli_notes_json(const rt_note *notes, size_t n)
     return a;
 }
 
-/* v as a JSON number, or null for NaN and infinities. */
-static json_t *num_or_null(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
 json_t *cli_cores_json(const rt_cores_table *t, double usd_per_core_hour)
 {
     if (!t)
         return json_null();
-    json_t *o = json_object(), *rows = json_array();
-    if (!o || !rows) {
-        json_decref(o);
-        json_decref(rows);
-        return NULL;
-    }
-    json_object_set_new(o, "duration_secs", num_or_null(t->duration_secs));
-    json_object_set_new(o, "cores_had", num_or_null(t->cores_had));
-    json_object_set_new(o, "peak_cores", num_or_null(t->peak_cores));
-    json_object_set_new(o, "wait_secs", num_or_null(t->wait_secs));
-    json_object_set_new(o, "wait_from", t->wait_from ? json_string(t->wait_from) : json_null());
-    json_object_set_new(o, "own_duration_secs", num_or_null(t->own_secs));
-    json_object_set_new(o, "others_cores", num_or_null(t->others_cores));
-    json_object_set_new(o, "machine_cores", num_or_null(t->machine_cores));
-    json_object_set_new(o, "demand_cores", num_or_null(t->demand_cores));
-    for (size_t i = 0; i < t->n; i++) {
-        const rt_cores_row *r = &t->rows[i];
-        json_t *row = json_pack("{s:I,s:o,s:o,s:b,s:o}", "cores", (json_int_t)r->cores, "duration_secs",
-                                num_or_null(r->duration_secs), "core_hours", num_or_null(r->core_hours), "wait_bound",
-                                r->wait_bound, "cost_usd", num_or_null(r->core_hours * usd_per_core_hour));
-        if (row)
-            json_array_append_new(rows, row);
-    }
-    json_object_set_new(o, "rows", rows);
+    size_t n = rt_format_cores_json(t, usd_per_core_hour, NULL, 0); /* the library's one writer */
+    char *text = malloc(n + 1);
+    json_t *o = text && rt_format_cores_json(t, usd_per_core_hour, text, n + 1) == n ? json_loads(text, 0, NULL) : NULL;
+    free(text);
     return o;
 }

@@ -500,10 +500,10 @@ size_t cli_run_notes(const rt_summary *s, const char *cgroup_why, rt_note *out);
 struct json_t;
 struct json_t *cli_notes_json(const rt_note *notes, size_t n);
 
-/* A run's table of durations under 1, 2, ... cores (rt_cores_table) as a JSON object:
- * {"duration_secs", "cores_had", "peak_cores", "wait_secs", "wait_from", "rows": [{"cores",
- * "duration_secs", "core_hours", "wait_bound", "cost_usd"}, ...]}, or JSON null for NULL (a new
- * reference); cost_usd is core_hours x usd_per_core_hour, null where that is NaN. */
+/* A run's table of durations under 1, 2, ... cores (rt_cores_table) as the library writes it
+ * (rt_format_cores_json: {"duration_secs", "cores_had", ..., "rows": [{"cores", "duration_secs",
+ * "core_hours", "wait_bound", "cost_usd"}, ...]}) read into jansson, or JSON null for NULL (a new
+ * reference; NULL when out of memory). */
 struct json_t *cli_cores_json(const rt_cores_table *t, double usd_per_core_hour);
 
 /* Prints the summary as aligned text (summary.c, through rt_summary_write_text_cb): run (job,

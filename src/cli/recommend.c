@@ -497,15 +497,11 @@ static void print_cores(const rt_recommendation *rec, const rt_summary *const *r
             out(" %10.1f s (%+4.0f%%)%s", r->duration_secs, fabs(pct) < 0.5 ? 0.0 : pct,
                    r->wait_bound && c <= t->n ? "*" : " ");
         }
-        for (size_t i = 0; i < n; i++) {
-            const rt_cores_table *t = runs[i]->cores;
-            out(" %10.4f", (double)c * t->rows[(c > t->n ? t->n : c) - 1].duration_secs / 3600.0);
-        }
+        for (size_t i = 0; i < n; i++)
+            out(" %10.4f", rt_cores_core_hours(runs[i]->cores, (int64_t)c));
         for (size_t i = 0; isfinite(price) && i < n; i++) {
-            const rt_cores_table *t = runs[i]->cores;
             char b[32];
-            out("  %11s", usd(price * (double)c * t->rows[(c > t->n ? t->n : c) - 1].duration_secs / 3600.0, b,
-                                 sizeof b));
+            out("  %11s", usd(rt_cores_core_hours(runs[i]->cores, (int64_t)c) * price, b, sizeof b));
         }
         out("%s\n", (int64_t)c == rec->cpu ? "  <- asked" : "");
     }

@@ -642,6 +642,52 @@ static void recommendation_one_writer(void **state)
     assert_int_equal(rt_format_recommendation_json(&rec, NULL, NULL, small, sizeof small), 0);
 }
 
+/* 0.22: the run's table under other core counts, recommend --json's (rt_format_cores_json): the
+ * summary's "cores" members, each number the double it is, and its rows with their money; the
+ * core-hours past the table's last row are that row's duration under more cores. */
+static void cores_one_writer(void **state)
+{
+    (void)state;
+    rt_cores_row rows[2] = {{1, 10, 10 / 3600.0, 0}, {2, 5.5, 11 / 3600.0, 1}};
+    rt_cores_table t = {.n = 2, .rows = rows, .duration_secs = 10, .cores_had = 1, .peak_cores = 1.75,
+                        .wait_secs = NAN, .own_secs = 10, .others_cores = 0.25, .machine_cores = 2,
+                        .demand_cores = NAN};
+    char buf[2048];
+    size_t n = rt_format_cores_json(&t, 0.5, buf, sizeof buf);
+    assert_true(n > 0 && n < sizeof buf);
+    json_error_t err;
+    json_t *o = json_loads(buf, 0, &err);
+    if (!o)
+        fail_msg("not JSON: %s in %s", err.text, buf);
+    rt_summary s = full();
+    s.cores = &t;
+    json_t *j = format_parse(&s, NULL, NULL), *sc = json_object_get(j, "cores");
+    assert_int_equal(json_object_size(o), json_object_size(sc)); /* "rows" for "durations_secs" */
+    const char *k;
+    json_t *v;
+    json_object_foreach(sc, k, v) {
+        json_t *w = json_object_get(o, k);
+        if (strcmp(k, "durations_secs") == 0)
+            continue;
+        if (json_is_number(v) ? json_number_value(v) != json_number_value(w) : !json_equal(v, w))
+            fail_msg("%s differs", k);
+    }
+    json_t *r = json_array_get(json_object_get(o, "rows"), 1);
+    assert_int_equal(json_integer_value(json_object_get(r, "cores")), 2);
+    assert_true(json_real_value(json_object_get(r, "core_hours")) == 11 / 3600.0);
+    assert_true(json_real_value(json_object_get(r, "cost_usd")) == 11 / 3600.0 * 0.5);
+    assert_true(json_is_true(json_object_get(r, "wait_bound")));
+    json_decref(j);
+    json_decref(o);
+    /* no price: no money */
+    rt_format_cores_json(&t, NAN, buf, sizeof buf);
+    assert_non_null(strstr(buf, "\"cost_usd\":null}]}"));
+    assert_int_equal(rt_format_cores_json(NULL, 1, buf, sizeof buf), 0);
+    assert_true(rt_cores_core_hours(&t, 3) == 3 * 5.5 / 3600.0);
+    assert_true(rt_cores_core_hours(&t, 1) == rows[0].core_hours);
+    assert_true(isnan(rt_cores_core_hours(&t, 0)) && isnan(rt_cores_core_hours(NULL, 1)));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -651,6 +697,7 @@ int main(void)
         cmocka_unit_test(unknown_units), cmocka_unit_test(truncation), cmocka_unit_test(huge_numbers),
         cmocka_unit_test(energy_members),
         cmocka_unit_test(recommendation_one_writer),
+        cmocka_unit_test(cores_one_writer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -114,6 +114,11 @@ double rt_cores_duration_at(const rt_cores_table *t, int64_t c)
     return t->rows[row - 1].duration_secs;
 }
 
+double rt_cores_core_hours(const rt_cores_table *t, int64_t cores)
+{
+    return t && t->n > 0 && t->rows && cores >= 1 ? rt_core_hours(cores, rt_cores_duration_at(t, cores)) : NAN;
+}
+
 void rt_cores_add(rt_cores_acc *a, const rt_record *r, double w)
 {
     rt_cores_iv iv = rt_cores_iv_of(r, w, NAN);
@@ -226,7 +231,7 @@ const rt_cores_table *rt_cores_result(rt_cores_acc *a)
         rt_cores_row *row = &a->rows[c - 1];
         row->cores = (int64_t)c;
         row->duration_secs = cum + ((int64_t)c <= a->cap ? a->at[c] : 0);
-        row->core_hours = (double)c * row->duration_secs / 3600.0;
+        row->core_hours = rt_core_hours((int64_t)c, row->duration_secs);
         row->wait_bound = isfinite(a->had) && (double)c > a->had;
     }
     a->out = (rt_cores_table){.n = rows,

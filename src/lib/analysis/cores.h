@@ -61,6 +61,12 @@ double rt_cores_had(const rt_record *r);
 /* Table t's predicted duration under c cores (c >= 1; past its last row, the last: only waits
  * fall away beyond it, so the last row is the slower side). */
 double rt_cores_duration_at(const rt_cores_table *t, int64_t c);
+/* The core-hours of c cores for secs seconds: the one product of cores and time every table row,
+ * recommendation's cost and history row read back is (a price times it is money). */
+static inline double rt_core_hours(int64_t c, double secs)
+{
+    return (double)c * secs / 3600.0;
+}
 /* The predicted duration of one record's interval (dt seconds, u cores used, had the cores it
  * could use (NaN: unknown), wait seconds some task waited (NaN: unknown)) under c cores: the
  * model, alone, for its tests. */

@@ -204,7 +204,7 @@ static void cpu_times(const rt_summary *const *runs, size_t n, double price, rt_
     r->cpu_fewer = r->cpu - 1;
     r->time_limit_secs = time_limit_for(r->cpu_duration_secs);
     if (price > 0)
-        r->cpu_cost_usd = price * (double)r->cpu * r->cpu_duration_secs / 3600.0;
+        r->cpu_cost_usd = price * rt_core_hours(r->cpu, r->cpu_duration_secs);
 }
 
 rt_error rt_recommend_with(const rt_recommend_options *opts, const rt_summary *const *runs, size_t n,

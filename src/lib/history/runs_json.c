@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "analysis/cores.h"
 #include "history/runs_json.h"
 
 size_t history_pool_put(history_pool *p, const char *t)
@@ -79,7 +80,7 @@ static void history_cores_of(const json_t *o, history_cores *h)
         rt_cores_row *r = &h->rows[c - 1];
         r->cores = (int64_t)c;
         r->duration_secs = json_is_number(x) ? json_number_value(x) : NAN;
-        r->core_hours = (double)c * r->duration_secs / 3600.0;
+        r->core_hours = rt_core_hours((int64_t)c, r->duration_secs);
         r->wait_bound = isfinite(had) && (double)c > had;
         if (!(r->duration_secs >= 0)) { /* a hole: no table */
             free(h->rows);

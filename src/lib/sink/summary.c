@@ -2,7 +2,8 @@
  * (rt_format_summary), memory and time figures in gpu_tracker's units (core/units.h), into a
  * caller's buffer through the output builder (core/ob.c); and the recommendation's one table of
  * members, which writes both its object in the summary and recommend --json's
- * (rt_format_recommendation_json). */
+ * (rt_format_recommendation_json), and the run's table under other core counts likewise
+ * (rt_format_cores_json). */
 #include <math.h>
 #include <stddef.h>
 #include <stdbool.h>
@@ -1049,6 +1050,36 @@ size_t rt_format_recommendation_json(const rt_recommendation *rec, const rt_serv
     rt_ob_put(&o, "{", 1);
     members_w(&o, rec, recommendation_fields, N_OF(recommendation_fields), &w);
     close_object(&o);
+    if (cap)
+        buf[o.len < cap ? o.len : cap - 1] = '\0';
+    return o.len;
+}
+
+/* A row of the run under other core counts, as recommend --json's "rows" has it (its cost after). */
+#define CR(k, kd, un, member) FIELD(rt_cores_row, k, kd, un, member, 0)
+static const summary_field cores_row_fields[] = {
+    CR("cores", SF_I64, SU_NONE, cores), CR("duration", SF_NUM, SU_TIME, duration_secs),
+    CR("core_hours", SF_NUM, SU_NONE, core_hours), CR("wait_bound", SF_FLAG, SU_NONE, wait_bound),
+};
+
+size_t rt_format_cores_json(const rt_cores_table *t, double usd_per_core_hour, char *buf, size_t cap)
+{
+    if (cap)
+        buf[0] = '\0';
+    if (!t)
+        return 0;
+    rt_ob o = {.buf = buf, .cap = cap};
+    const writing w = {.mem = &full_mib, .tm = &full_secs, .full = true};
+    rt_ob_put(&o, "{", 1);
+    members_w(&o, t, cores_fields, N_OF(cores_fields), &w);
+    rt_ob_lit(&o, "\"rows\":[");
+    for (size_t i = 0; i < t->n; i++) {
+        rt_ob_lit(&o, i ? ",{" : "{");
+        members_w(&o, &t->rows[i], cores_row_fields, N_OF(cores_row_fields), &w);
+        num(&o, "cost_usd", NULL, t->rows[i].core_hours * usd_per_core_hour, DEC_REAL);
+        close_object(&o);
+    }
+    rt_ob_lit(&o, "]}");
     if (cap)
         buf[o.len < cap ? o.len : cap - 1] = '\0';
     return o.len;
