@@ -1,10 +1,11 @@
 /* record_fields.h - the analysis record's figures listed once (htop's Process_fields[] is the
  * model): one row per double of rt_record with its offset, its store column, where it comes
  * from in the sample (a member of the tree, its cgroup or a part of its split, converted by the
- * schema's type; or made by record.c's own code) and how the statistics fold it into the
- * summary. record.c (the null record, a caller's record at its size, the members copied from a
- * sample), columns.c (a record as the store's row and back) and stats.c (the folds) walk it.
- * Not public. */
+ * schema's type; or made by record.c's own code), how the statistics fold it into the summary,
+ * and that member's summary key and history column: RT_RECORD_ROWS, a list the compiler also
+ * counts (the statistics' state, the store's RT_NCOLS). record.c (the null record, a caller's
+ * record at its size, the members copied from a sample), columns.c (a record as the store's row
+ * and back) and stats.c (the folds) walk its table. Not public. */
 #ifndef RT_ANALYSIS_RECORD_FIELDS_H
 #define RT_ANALYSIS_RECORD_FIELDS_H
 
