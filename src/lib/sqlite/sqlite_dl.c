@@ -1,13 +1,13 @@
 /* sqlite_dl.c - SQLite loaded at first use (resource_tracker/sqlite.h): libsqlite3.so.0 opened
- * with dlopen and its calls resolved into one table, or in the static build the table of calls
- * that the loader helper answers (sqlite_bridge.h). Also built into the helper program
+ * and its calls resolved into one table by core/dl.c's rt_dl_load, or in the static build the
+ * table of calls that the loader helper answers (sqlite_bridge.h). Also built into the helper program
  * (src/lib/bridge/), which loads the target's SQLite with it. */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/dl.h"
 #include "resource_tracker.h"
 #include "sqlite_bridge.h"
 
@@ -23,11 +23,9 @@ void rt_sqlite_use(const char *name)
     soname = name;
 }
 
+#ifndef RT_STATIC_BUILD
 /* name -> offset of its pointer in rt_sqlite_api */
-static const struct {
-    const char *name;
-    size_t offset;
-} symbols[] = {
+static const rt_dl_sym symbols[] = {
     {"sqlite3_open_v2", offsetof(rt_sqlite_api, open_v2)},
     {"sqlite3_close", offsetof(rt_sqlite_api, close)},
     {"sqlite3_busy_timeout", offsetof(rt_sqlite_api, busy_timeout)},
@@ -54,6 +52,7 @@ static const struct {
     {"sqlite3_extended_result_codes", offsetof(rt_sqlite_api, extended_result_codes)},
     {"sqlite3_get_autocommit", offsetof(rt_sqlite_api, get_autocommit)},
 };
+#endif
 
 static void load(void)
 {
@@ -67,27 +66,16 @@ static void load(void)
         snprintf(load_error, sizeof load_error, "%s", why);
     else
         snprintf(load_error, sizeof load_error, "cannot load %s: %s", soname, why);
-    return;
-#endif
-    void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        const char *e = dlerror();
-        snprintf(load_error, sizeof load_error, "cannot load %s (%s)", soname, e ? e : "unknown error");
-        return;
-    }
+#else
     rt_sqlite_api t;
-    for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
-        void *f = dlsym(h, symbols[i].name);
-        if (!f) {
-            snprintf(load_error, sizeof load_error, "%s lacks %s", soname, symbols[i].name);
-            dlclose(h);
-            return;
-        }
-        /* a data pointer into a function pointer slot, as dlsym(3) allows */
-        memcpy((char *)&t + symbols[i].offset, &f, sizeof f);
+    char why[sizeof load_error - 40];
+    if (!rt_dl_load(soname, symbols, sizeof symbols / sizeof symbols[0], &t, why, sizeof why)) {
+        snprintf(load_error, sizeof load_error, "cannot load %s (%s)", soname, why);
+        return;
     }
     calls = t;
     atomic_store(&ready, &calls);
+#endif
 }
 
 rt_error rt_sqlite_load(char *err, size_t cap)
