@@ -16,6 +16,10 @@ typedef struct rt_dl_sym {
     size_t offset; /* offsetof(the table's type, the slot) */
 } rt_dl_sym;
 
+/* The row of the function PREFIX SLOT, whose pointer goes in the table's member SLOT (libpq's
+ * PQstatus in rt_pg_api's status: RT_DL_SYM("PQ", rt_pg_api, status)). */
+#define RT_DL_SYM(prefix, type, slot) {prefix #slot, offsetof(type, slot)}
+
 /* Opens soname (RTLD_NOW | RTLD_LOCAL) and stores each of the n symbols into the table api.
  * Returns the handle (the caller keeps or dlcloses it), or NULL with the dlerror text in err and
  * nothing left open. */

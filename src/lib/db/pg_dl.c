@@ -22,33 +22,13 @@ void rt_pg_use(const char *name)
     soname = name;
 }
 
-/* name -> offset of its pointer in rt_pg_api */
+#define PG(slot) RT_DL_SYM("PQ", rt_pg_api, slot)
+/* the calls: PQNAME into rt_pg_api's NAME */
 static const rt_dl_sym symbols[] = {
-    {"PQconnectStartParams", offsetof(rt_pg_api, connectStartParams)},
-    {"PQconnectPoll", offsetof(rt_pg_api, connectPoll)},
-    {"PQstatus", offsetof(rt_pg_api, status)},
-    {"PQsocket", offsetof(rt_pg_api, socket)},
-    {"PQerrorMessage", offsetof(rt_pg_api, errorMessage)},
-    {"PQfinish", offsetof(rt_pg_api, finish)},
-    {"PQsetnonblocking", offsetof(rt_pg_api, setnonblocking)},
-    {"PQflush", offsetof(rt_pg_api, flush)},
-    {"PQsendQuery", offsetof(rt_pg_api, sendQuery)},
-    {"PQsendQueryParams", offsetof(rt_pg_api, sendQueryParams)},
-    {"PQsetSingleRowMode", offsetof(rt_pg_api, setSingleRowMode)},
-    {"PQconsumeInput", offsetof(rt_pg_api, consumeInput)},
-    {"PQisBusy", offsetof(rt_pg_api, isBusy)},
-    {"PQgetResult", offsetof(rt_pg_api, getResult)},
-    {"PQresultStatus", offsetof(rt_pg_api, resultStatus)},
-    {"PQresultErrorField", offsetof(rt_pg_api, resultErrorField)},
-    {"PQresultErrorMessage", offsetof(rt_pg_api, resultErrorMessage)},
-    {"PQclear", offsetof(rt_pg_api, clear)},
-    {"PQntuples", offsetof(rt_pg_api, ntuples)},
-    {"PQnfields", offsetof(rt_pg_api, nfields)},
-    {"PQfname", offsetof(rt_pg_api, fname)},
-    {"PQftype", offsetof(rt_pg_api, ftype)},
-    {"PQgetvalue", offsetof(rt_pg_api, getvalue)},
-    {"PQgetisnull", offsetof(rt_pg_api, getisnull)},
-    {"PQtransactionStatus", offsetof(rt_pg_api, transactionStatus)},
+    PG(connectStartParams), PG(connectPoll), PG(status), PG(socket), PG(errorMessage), PG(finish),
+    PG(setnonblocking), PG(flush), PG(sendQuery), PG(sendQueryParams), PG(setSingleRowMode), PG(consumeInput),
+    PG(isBusy), PG(getResult), PG(resultStatus), PG(resultErrorField), PG(resultErrorMessage), PG(clear),
+    PG(ntuples), PG(nfields), PG(fname), PG(ftype), PG(getvalue), PG(getisnull), PG(transactionStatus),
 };
 
 static void load(void)

@@ -47,18 +47,12 @@ static struct {
 
 /* Opens soname and resolves every function into *api. Returns the handle, or NULL with the
  * dlerror text in err (and nothing left open). */
+#define CU(slot) RT_DL_SYM("curl_", curl_api, slot)
 static void *load_api(const char *soname, curl_api *api, char *err, size_t errlen)
 {
     static const rt_dl_sym syms[] = {
-        {"curl_global_init", offsetof(curl_api, global_init)},
-        {"curl_easy_init", offsetof(curl_api, easy_init)},
-        {"curl_easy_setopt", offsetof(curl_api, easy_setopt)},
-        {"curl_easy_perform", offsetof(curl_api, easy_perform)},
-        {"curl_easy_getinfo", offsetof(curl_api, easy_getinfo)},
-        {"curl_easy_cleanup", offsetof(curl_api, easy_cleanup)},
-        {"curl_easy_strerror", offsetof(curl_api, easy_strerror)},
-        {"curl_slist_append", offsetof(curl_api, slist_append)},
-        {"curl_slist_free_all", offsetof(curl_api, slist_free_all)},
+        CU(global_init), CU(easy_init), CU(easy_setopt), CU(easy_perform), CU(easy_getinfo), CU(easy_cleanup),
+        CU(easy_strerror), CU(slist_append), CU(slist_free_all),
     };
     return rt_dl_load(soname, syms, RT_ARRAY_LEN(syms), api, err, errlen);
 }

@@ -24,33 +24,13 @@ void rt_sqlite_use(const char *name)
 }
 
 #ifndef RT_STATIC_BUILD
-/* name -> offset of its pointer in rt_sqlite_api */
+#define SQ(slot) RT_DL_SYM("sqlite3_", rt_sqlite_api, slot)
+/* the calls: sqlite3_NAME into rt_sqlite_api's NAME */
 static const rt_dl_sym symbols[] = {
-    {"sqlite3_open_v2", offsetof(rt_sqlite_api, open_v2)},
-    {"sqlite3_close", offsetof(rt_sqlite_api, close)},
-    {"sqlite3_busy_timeout", offsetof(rt_sqlite_api, busy_timeout)},
-    {"sqlite3_exec", offsetof(rt_sqlite_api, exec)},
-    {"sqlite3_prepare_v2", offsetof(rt_sqlite_api, prepare_v2)},
-    {"sqlite3_step", offsetof(rt_sqlite_api, step)},
-    {"sqlite3_finalize", offsetof(rt_sqlite_api, finalize)},
-    {"sqlite3_bind_double", offsetof(rt_sqlite_api, bind_double)},
-    {"sqlite3_bind_int", offsetof(rt_sqlite_api, bind_int)},
-    {"sqlite3_bind_int64", offsetof(rt_sqlite_api, bind_int64)},
-    {"sqlite3_bind_null", offsetof(rt_sqlite_api, bind_null)},
-    {"sqlite3_bind_text", offsetof(rt_sqlite_api, bind_text)},
-    {"sqlite3_column_count", offsetof(rt_sqlite_api, column_count)},
-    {"sqlite3_column_double", offsetof(rt_sqlite_api, column_double)},
-    {"sqlite3_column_int", offsetof(rt_sqlite_api, column_int)},
-    {"sqlite3_column_int64", offsetof(rt_sqlite_api, column_int64)},
-    {"sqlite3_column_name", offsetof(rt_sqlite_api, column_name)},
-    {"sqlite3_column_text", offsetof(rt_sqlite_api, column_text)},
-    {"sqlite3_column_bytes", offsetof(rt_sqlite_api, column_bytes)},
-    {"sqlite3_column_type", offsetof(rt_sqlite_api, column_type)},
-    {"sqlite3_errcode", offsetof(rt_sqlite_api, errcode)},
-    {"sqlite3_errmsg", offsetof(rt_sqlite_api, errmsg)},
-    {"sqlite3_errstr", offsetof(rt_sqlite_api, errstr)},
-    {"sqlite3_extended_result_codes", offsetof(rt_sqlite_api, extended_result_codes)},
-    {"sqlite3_get_autocommit", offsetof(rt_sqlite_api, get_autocommit)},
+    SQ(open_v2), SQ(close), SQ(busy_timeout), SQ(exec), SQ(prepare_v2), SQ(step), SQ(finalize), SQ(bind_double),
+    SQ(bind_int), SQ(bind_int64), SQ(bind_null), SQ(bind_text), SQ(column_count), SQ(column_double),
+    SQ(column_int), SQ(column_int64), SQ(column_name), SQ(column_text), SQ(column_bytes), SQ(column_type),
+    SQ(errcode), SQ(errmsg), SQ(errstr), SQ(extended_result_codes), SQ(get_autocommit),
 };
 #endif
 
