@@ -16,13 +16,6 @@
 #include "cli.h"
 #include "settings.h"
 
-/* The value of environment variable name, or NULL when unset or empty. */
-static const char *env_value(const char *name)
-{
-    const char *v = getenv(name);
-    return v && *v ? v : NULL;
-}
-
 int cli_parse_listen(const char *s, char *addr, size_t addrlen, int *port)
 {
     const char *colon = strrchr(s, ':');
@@ -206,35 +199,6 @@ static int metrics_url(const char *url, bool exact, char **out)
     return 0;
 }
 
-/* The value of OTEL_EXPORTER_OTLP_METRICS_<what>, else OTEL_EXPORTER_OTLP_<what>; *name says which. */
-static const char *otel_env(const char *what, const char **name)
-{
-    static char buf[2][64];
-    snprintf(buf[0], sizeof buf[0], "OTEL_EXPORTER_OTLP_METRICS_%s", what);
-    snprintf(buf[1], sizeof buf[1], "OTEL_EXPORTER_OTLP_%s", what);
-    for (int i = 0; i < 2; i++) {
-        const char *v = env_value(buf[i]);
-        if (v) {
-            *name = buf[i];
-            return v;
-        }
-    }
-    *name = buf[1];
-    return NULL;
-}
-
-/* Parses a whole number of milliseconds in [lo, hi]. Returns 0 and *secs, or -1. */
-static int parse_ms(const char *s, double lo, double hi, double *secs)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end != '\0' || !(v >= lo && v <= hi))
-        return -1;
-    *secs = v / 1000.0;
-    return 0;
-}
-
 /* The OTLP settings: URL, headers, resource attributes, compression, timeout and interval.
  * Returns 0, or -1 with the problem in err. */
 /* The OTLP settings but the URL's choice: the URL (url, from where, exact: used as given), the
@@ -244,30 +208,33 @@ static int otlp_settings(cli_options *o, const char *url, const char *from, bool
 {
     const cli_layer *a = &o->args, *f = &o->file;
     const char *name = NULL;
-    const char *iv = env_value("OTEL_METRIC_EXPORT_INTERVAL"); /* milliseconds */
-    const cli_setting *si = cli_setting_by_flag("otlp-interval");
+    const cli_setting *si = cli_setting_by_env("OTEL_METRIC_EXPORT_INTERVAL"); /* milliseconds */
+    double ms;
     if (a->otlp_interval_set)
         o->otlp_interval = a->otlp_interval;
-    else if (iv && parse_ms(iv, si->min * 1000, si->max * 1000, &o->otlp_interval) < 0)
-        USAGE_ERR("OTEL_METRIC_EXPORT_INTERVAL: not a number of milliseconds from %.10g to %.10g: '%s'", si->min * 1000,
-                  si->max * 1000, iv);
-    else if (!iv && f->otlp_interval_set)
+    else if (cli_setting_env_number(si, &ms, err, errlen) < 0)
+        return -1;
+    else if (cli_setting_getenv(si, NULL))
+        o->otlp_interval = ms / 1000.0;
+    else if (f->otlp_interval_set)
         o->otlp_interval = f->otlp_interval;
     if (metrics_url(url, exact, &o->otlp_url) < 0)
         USAGE_ERR("%s: not an http:// or https:// URL: '%s'", from, url);
-    const char *proto = otel_env("PROTOCOL", &name);
+    char what[128];
+    const cli_setting *sp = cli_setting_by_env("OTEL_EXPORTER_OTLP_PROTOCOL");
+    const char *proto = cli_setting_getenv(sp, &name);
     if (proto && strcmp(proto, "http/json") != 0 && strcmp(proto, "http/protobuf") != 0)
         USAGE_ERR("%s: '%s' is not supported (resource-tracker sends OTLP/HTTP with JSON: http/json)", name, proto);
-    const char *comp = otel_env("COMPRESSION", &name);
+    const cli_setting *sc = cli_setting_by_env("OTEL_EXPORTER_OTLP_COMPRESSION");
+    const char *comp = cli_setting_getenv(sc, &name);
     if (comp && strcmp(comp, "gzip") != 0 && strcmp(comp, "none") != 0)
-        USAGE_ERR("%s: '%s' is not gzip or none", name, comp);
+        USAGE_ERR("%s: '%s' is not %s", name, comp, cli_setting_what(sc, false, what, sizeof what));
     o->otlp_no_gzip = comp && strcmp(comp, "none") == 0;
-    o->otlp_timeout = 10.0;
-    const char *to = otel_env("TIMEOUT", &name);
-    if (to && parse_ms(to, 1, 3600e3, &o->otlp_timeout) < 0)
-        USAGE_ERR("%s: not a number of milliseconds from 1 to 3600000: '%s'", name, to);
+    if (cli_setting_env_number(cli_setting_by_env("OTEL_EXPORTER_OTLP_TIMEOUT"), &ms, err, errlen) < 0)
+        return -1;
+    o->otlp_timeout = ms / 1000.0;
     char why[256];
-    const char *hv = otel_env("HEADERS", &name);
+    const char *hv = cli_setting_getenv(cli_setting_by_env("OTEL_EXPORTER_OTLP_HEADERS"), &name);
     cli_pairs_free(&o->otlp_header_pairs);
     if (hv && cli_parse_otel_list(hv, true, &o->otlp_header_pairs, why, sizeof why) < 0)
         USAGE_ERR("%s: %s", name, why);
@@ -283,11 +250,11 @@ static int otlp_settings(cli_options *o, const char *url, const char *from, bool
             USAGE_ERR("out of memory");
         snprintf(o->otlp_headers[i], cap, "%s: %s", kv->key, kv->value);
     }
-    const char *ra = env_value("OTEL_RESOURCE_ATTRIBUTES");
+    const char *ra = cli_env("OTEL_RESOURCE_ATTRIBUTES");
     cli_pairs_free(&o->otlp_resource);
     if (ra && cli_parse_otel_list(ra, false, &o->otlp_resource, why, sizeof why) < 0)
         USAGE_ERR("OTEL_RESOURCE_ATTRIBUTES: %s", why);
-    const char *svc = env_value("OTEL_SERVICE_NAME"); /* wins over the attributes' service.name */
+    const char *svc = cli_env("OTEL_SERVICE_NAME"); /* wins over the attributes' service.name */
     if (svc) {
         cli_pairs *r = &o->otlp_resource;
         rt_kv *kv = realloc(r->kv, (r->count + 1) * sizeof *kv);
@@ -312,14 +279,13 @@ static int otlp_settings(cli_options *o, const char *url, const char *from, bool
 static int otlp_merge(cli_options *o, char *err, size_t errlen)
 {
     const cli_layer *a = &o->args, *f = &o->file;
-    const char *metrics = env_value("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT");
-    const char *base = env_value("OTEL_EXPORTER_OTLP_ENDPOINT");
+    const cli_setting *se = cli_setting_by_env("OTEL_EXPORTER_OTLP_ENDPOINT");
+    const char *var;
+    const char *env = cli_setting_getenv(se, &var); /* the metrics' own: used as it is */
     const char *url = a->otlp, *from = "--otlp";
     bool exact = false;
-    if (!url && metrics)
-        url = metrics, exact = true, from = "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT";
-    else if (!url && base)
-        url = base, from = "OTEL_EXPORTER_OTLP_ENDPOINT";
+    if (!url && env)
+        url = env, exact = var == se->env_over, from = var;
     else if (!url && f->otlp)
         url = f->otlp, from = "[export] otlp";
     o->otlp_interval = cli_setting_by_flag("otlp-interval")->def;

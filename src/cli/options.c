@@ -488,18 +488,6 @@ static bool discovery_off(const char *v)
     return false;
 }
 
-/* Parses a number of seconds in (0, max]. Returns 0 and *out, or -1. */
-static int parse_secs(const char *s, double max, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end != '\0' || !(v > 0 && v <= max))
-        return -1;
-    *out = v;
-    return 0;
-}
-
 int cli_state_dir(char *dir, size_t cap)
 {
     const char *state = env_value("XDG_STATE_HOME"), *home = env_value("HOME");
@@ -519,21 +507,25 @@ static int stream_env(cli_options *o, char *err, size_t errlen)
 {
     cli_free_secret(o->sentinel_token);
     o->sentinel_token = cli_take_secret("SENTINEL_API_TOKEN");
-    const cli_setting *up = cli_setting_by_env("TRACKER_UPLOAD_INTERVAL");
-    o->upload_interval = up->def;
+    o->upload_interval = cli_setting_by_env("TRACKER_UPLOAD_INTERVAL")->def;
     if (!o->sentinel_token)
         return 0;
-    o->sentinel_url = env_value("SENTINEL_API_URL");
-    if (o->sentinel_url && strncmp(o->sentinel_url, "http://", 7) != 0 && strncmp(o->sentinel_url, "https://", 8) != 0)
-        USAGE_ERR("SENTINEL_API_URL: not an http:// or https:// URL: '%s'", o->sentinel_url);
-    o->s3_endpoint = env_value("AWS_ENDPOINT_URL_S3");
-    if (o->s3_endpoint && strncmp(o->s3_endpoint, "http://", 7) != 0 && strncmp(o->s3_endpoint, "https://", 8) != 0)
-        USAGE_ERR("AWS_ENDPOINT_URL_S3: not an http:// or https:// URL: '%s'", o->s3_endpoint);
-    o->aws_region = env_value("AWS_REGION");
-    const char *v = env_value(up->env);
+    static const struct {
+        const char *var;
+        size_t off;
+    } urls[] = {{"SENTINEL_API_URL", offsetof(cli_options, sentinel_url)},
+                {"AWS_ENDPOINT_URL_S3", offsetof(cli_options, s3_endpoint)}};
     char what[128];
-    if (v && cli_setting_number(up, v, &o->upload_interval) < 0)
-        USAGE_ERR("%s: not %s: '%s'", up->env, cli_setting_what(up, false, what, sizeof what), v);
+    for (size_t i = 0; i < sizeof urls / sizeof *urls; i++) {
+        const cli_setting *s = cli_setting_by_env(urls[i].var);
+        const char *u = cli_setting_getenv(s, NULL);
+        if (u && strncmp(u, "http://", 7) != 0 && strncmp(u, "https://", 8) != 0)
+            USAGE_ERR("%s: not %s: '%s'", s->env, cli_setting_what(s, false, what, sizeof what), u);
+        *(const char **)((char *)o + urls[i].off) = u;
+    }
+    o->aws_region = cli_env("AWS_REGION");
+    if (cli_setting_env_number(cli_setting_by_env("TRACKER_UPLOAD_INTERVAL"), &o->upload_interval, err, errlen) < 0)
+        return -1;
     const char *rt = env_value("XDG_RUNTIME_DIR");
     char dir[4096];
     int n = cli_state_dir(dir, sizeof dir);
@@ -551,39 +543,23 @@ static int stream_env(cli_options *o, char *err, size_t errlen)
 
 int cli_library_env(cli_options *o, char *err, size_t errlen)
 {
-    o->proc_root = env_value("TRACKER_PROC_ROOT");
-    o->sys_root = env_value("TRACKER_SYS_ROOT");
-    o->nvml_library = env_value("TRACKER_NVML_LIBRARY");
-    o->cloud_metadata_url = env_value("TRACKER_CLOUD_METADATA_URL");
-    o->keeper_url = env_value("TRACKER_KEEPER_URL");
-    const char *d = env_value("TRACKER_CLOUD_DISCOVERY");
+    o->proc_root = cli_env("TRACKER_PROC_ROOT");
+    o->sys_root = cli_env("TRACKER_SYS_ROOT");
+    o->nvml_library = cli_env("TRACKER_NVML_LIBRARY");
+    o->cloud_metadata_url = cli_env("TRACKER_CLOUD_METADATA_URL");
+    o->keeper_url = cli_env("TRACKER_KEEPER_URL");
+    const char *d = cli_env("TRACKER_CLOUD_DISCOVERY");
     o->cloud_disabled = d && discovery_off(d);
-    o->pss_max_age_secs = 30.0;
-    o->walk_max_age_secs = 60.0;
-    static const struct {
-        const char *name;
-        size_t off;
-    } ages[] = {{"TRACKER_PSS_MAX_AGE", offsetof(cli_options, pss_max_age_secs)},
-                {"TRACKER_WALK_MAX_AGE", offsetof(cli_options, walk_max_age_secs)}};
-    for (size_t i = 0; i < sizeof ages / sizeof *ages; i++) {
-        const char *age = env_value(ages[i].name);
-        if (!age)
-            continue;
-        char *end;
-        errno = 0;
-        double v = strtod(age, &end);
-        if (errno || end == age || *end != '\0' || !(v >= 0 && v <= 86400))
-            USAGE_ERR("%s: not a number of seconds from 0 to 86400: '%s'", ages[i].name, age);
-        *(double *)((char *)o + ages[i].off) = v;
-    }
+    if (cli_setting_env_number(cli_setting_by_env("TRACKER_PSS_MAX_AGE"), &o->pss_max_age_secs, err, errlen) < 0 ||
+        cli_setting_env_number(cli_setting_by_env("TRACKER_WALK_MAX_AGE"), &o->walk_max_age_secs, err, errlen) < 0)
+        return -1;
     /* the end's bound: the OTLP exporter's, the stream's and the outputs' written at the end
      * (the report subcommand's -o too) */
-    o->finish_timeout = 10.0;
-    const char *v = o->cmd == CMD_TRACK || o->cmd == CMD_UPLOAD || o->cmd == CMD_REPORT
-                        ? env_value("TRACKER_FINISH_TIMEOUT")
-                        : NULL;
-    if (v && parse_secs(v, 3600.0, &o->finish_timeout) < 0)
-        USAGE_ERR("TRACKER_FINISH_TIMEOUT: not a number of seconds above 0, at most 3600: '%s'", v);
+    const cli_setting *fin = cli_setting_by_env("TRACKER_FINISH_TIMEOUT");
+    o->finish_timeout = fin->def;
+    if ((o->cmd == CMD_TRACK || o->cmd == CMD_UPLOAD || o->cmd == CMD_REPORT) &&
+        cli_setting_env_number(fin, &o->finish_timeout, err, errlen) < 0)
+        return -1;
     /* streaming belongs to tracking runs: a subcommand is not refused over its settings (and
      * starts no command that could inherit the token) */
     return o->cmd == CMD_TRACK || o->cmd == CMD_UPLOAD ? stream_env(o, err, errlen) : 0;

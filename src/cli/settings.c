@@ -172,7 +172,8 @@ const cli_setting *cli_setting_by_opt(cli_opt opt)
 const cli_setting *cli_setting_by_env(const char *env)
 {
     for (size_t i = 0; i < cli_nsettings; i++)
-        if (cli_settings[i].env && strcmp(cli_settings[i].env, env) == 0)
+        if ((cli_settings[i].env && strcmp(cli_settings[i].env, env) == 0) ||
+            (cli_settings[i].env_over && strcmp(cli_settings[i].env_over, env) == 0))
             return &cli_settings[i];
     return NULL;
 }
@@ -213,6 +214,10 @@ const char *cli_setting_what(const cli_setting *s, bool toml, char *buf, size_t 
         snprintf(buf, cap, "a percentage from %.10g to %.10g", s->min, s->max);
     else if (s->type == CLI_T_COUNT)
         snprintf(buf, cap, "a whole number from %.10g to %.10g", s->min, s->max);
+    else if (s->type == CLI_T_MS)
+        snprintf(buf, cap, "a number of milliseconds from %.10g to %.10g", s->min, s->max);
+    else if (s->type == CLI_T_ABOVE)
+        snprintf(buf, cap, "a number of %s above %.10g, at most %.10g", s->unit ? s->unit : "units", s->min, s->max);
     else
         snprintf(buf, cap, "%s",
                  s->type == CLI_T_BOOL || s->type == CLI_T_OFF ? "true or false"
@@ -336,6 +341,7 @@ int cli_setting_value(const cli_setting *s, const char *text, cli_value *out, ch
     case CLI_T_SECS:
     case CLI_T_PCT:
     case CLI_T_CORES:
+    case CLI_T_MS:
     case CLI_T_ABOVE: ok = cli_setting_number(s, text, &out->num) == 0; break;
     case CLI_T_PID: ok = cli_parse_pid(text, &out->count) == 0; break;
     case CLI_T_COUNT: {
@@ -362,6 +368,37 @@ int cli_setting_value(const cli_setting *s, const char *text, cli_value *out, ch
     default: ok = !empty_refused(s, text, err, errlen); return ok ? 0 : -1; /* CLI_T_FILE, _TEXT, _META */
     }
     return ok ? 0 : not_what(s, text, false, err, errlen);
+const char *cli_setting_getenv(const cli_setting *s, const char **name)
+{
+    const char *const vars[] = {s->env_over, s->env};
+    for (size_t i = 0; i < 2; i++) {
+        const char *v = vars[i] ? getenv(vars[i]) : NULL;
+        if (v && *v) {
+            if (name)
+                *name = vars[i];
+            return v;
+        }
+    }
+    if (name)
+        *name = s->env;
+    return NULL;
+}
+
+const char *cli_env(const char *env)
+{
+    const cli_setting *s = cli_setting_by_env(env);
+    return s ? cli_setting_getenv(s, NULL) : NULL;
+}
+
+int cli_setting_env_number(const cli_setting *s, double *out, char *err, size_t errlen)
+{
+    const char *name;
+    const char *v = cli_setting_getenv(s, &name);
+    char what[320];
+    *out = s->def;
+    if (v && cli_setting_number(s, v, out) < 0)
+        USAGE_ERR("%s: not %s: '%s'", name, cli_setting_what(s, false, what, sizeof what), v);
+    return 0;
 }
 
 int cli_setting_put_number(const cli_setting *s, cli_layer *l, double v)

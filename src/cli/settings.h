@@ -34,7 +34,8 @@ typedef enum cli_type {
     CLI_T_META,    /* a job metadata string: char * */
     CLI_T_GPUS,    /* UUID,... (a TOML array too): char * as given */
     CLI_T_TAG,     /* KEY=VALUE, repeatable: the layer's tags */
-    CLI_T_ABOVE,   /* a number: double in (min, max] (watts, grams per kWh) */
+    CLI_T_ABOVE,   /* a number of unit: double in (min, max] (watts, grams per kWh, seconds) */
+    CLI_T_MS,      /* milliseconds: double in [min, max] (an OTEL_* variable's) */
     CLI_T_ZONE,    /* a zone of the grid intensity table (rt_grid_lookup): char * as given */
     CLI_T_CONFIG,  /* -c FILE: the config file's path */
     CLI_T_HELP,    /* -h */
@@ -124,7 +125,7 @@ typedef struct cli_setting {
     const char *env;   /* the environment variable; NULL: none */
     const char *section, *key; /* TOML table and key; NULL: not in the config file */
     cli_type type;
-    double min, max;   /* CLI_T_SECS, CLI_T_PCT, CLI_T_CORES, CLI_T_ABOVE and CLI_T_COUNT */
+    double min, max;   /* CLI_T_SECS, CLI_T_PCT, CLI_T_CORES, CLI_T_ABOVE, CLI_T_MS and CLI_T_COUNT */
     double def;        /* the built-in default of a number */
     size_t layer_off;  /* the value in cli_layer; CLI_NONE: none */
     size_t set_off;    /* its bool "given" mark in cli_layer; CLI_NONE: a NULL string says */
@@ -134,6 +135,10 @@ typedef struct cli_setting {
                         * choices after it in parentheses */
     const char *const *choices; /* CLI_T_CHOICE: the words it takes, NULL-ended */
     const char *must;  /* the same for the config file, after "must be"; NULL: what */
+    const char *unit;  /* CLI_T_ABOVE's figure in the made what ("watts": "a number of watts above
+                        * 0, at most 10000") */
+    const char *env_over; /* a variable read before env, which wins over it (OTEL's
+                           * OTEL_EXPORTER_OTLP_METRICS_TIMEOUT over OTEL_EXPORTER_OTLP_TIMEOUT) */
     bool lead;         /* listed first among its table's keys in messages */
     const char *help;  /* --help's text, '\n' between lines; NULL: not listed on its own */
     /* the documents made from the table (cli_settings_doc): the man page's OPTIONS entry (roff,
@@ -168,8 +173,8 @@ const char *cli_setting_what(const cli_setting *s, bool toml, char *buf, size_t 
 /* Whether v is in s's range. */
 bool cli_setting_in_range(const cli_setting *s, double v);
 
-/* Reads text as a number of s (CLI_T_SECS, CLI_T_PCT, CLI_T_CORES, CLI_T_ABOVE) in its range. Returns 0 and *out, or
- * -1. */
+/* Reads text as a number of s (CLI_T_SECS, CLI_T_PCT, CLI_T_CORES, CLI_T_ABOVE, CLI_T_MS) in its range. Returns 0
+ * and *out, or -1. */
 int cli_setting_number(const cli_setting *s, const char *text, double *out);
 
 /* A subcommand's value read through its row (cli_setting_value): the member its type fills. */
@@ -187,6 +192,18 @@ int cli_setting_value(const cli_setting *s, const char *text, cli_value *out, ch
 
 /* The two parts of text, a value of CLI_T_INSTANCE (cli_setting_value took it): VENDOR, TYPE. */
 void cli_instance_split(const char *text, char vendor[CLI_VENDOR_CAP], char type[CLI_TYPE_CAP]);
+
+/* The value of s's variable (its env_over first), NULL when unset or empty; *name (may be
+ * NULL) the variable that gave it, else s->env. The one reader of a variable the table names
+ * outside the layers (the environment-only rows). */
+const char *cli_setting_getenv(const cli_setting *s, const char **name);
+
+/* The variable named env's row's value, as cli_setting_getenv; NULL also when no row names it. */
+const char *cli_env(const char *env);
+
+/* A number of s from its variable (cli_setting_getenv): s->def when unset or empty. Returns 0
+ * and *out; or -1 with the environment's message "VAR: not WHAT: 'VALUE'" in err. */
+int cli_setting_env_number(const cli_setting *s, double *out, char *err, size_t errlen);
 
 /* Stores number v as s's value in layer l, by s's type: a process id (CLI_T_PID: a whole number,
  * 1..INT_MAX) as long, a number of CLI_T_SECS, CLI_T_PCT, CLI_T_CORES or CLI_T_ABOVE in its range

@@ -12,6 +12,13 @@
 #define INTERVAL_MIN 0.01
 #define INTERVAL_MAX 86400.0
 
+/* The OTLP pushes' default interval, in seconds (--otlp-interval; OTEL_METRIC_EXPORT_INTERVAL
+ * in milliseconds). */
+#define OTLP_INTERVAL_DEF 10.0
+
+/* The most seconds a reading is carried (TRACKER_PSS_MAX_AGE, TRACKER_WALK_MAX_AGE). */
+#define AGE_MAX 86400.0
+
 /* The most watts (--cpu-tdp) and grams per kWh (--grid-intensity) the tool takes. */
 #define WATTS_MAX 10000.0
 #define G_PER_KWH_MAX 10000.0
@@ -32,6 +39,9 @@
         .flag = name, .commands = CLI_CMD_TRACK, .arg = "NAME", .env = var, .section = "job", .key = toml_key,         \
         .type = CLI_T_META, .layer_off = L(meta[i]), .set_off = NO, .merged_off = M(meta[i])                           \
     }
+
+/* A variable read from the environment only, by its own reader (no layer, no flag, no key). */
+#define ENV_ONLY(var, t) .env = var, .type = t, .layer_off = NO, .set_off = NO, .merged_off = NO
 
 const cli_setting cli_settings[] = {
     {.flag = "pid",
@@ -556,7 +566,7 @@ const cli_setting cli_settings[] = {
      .type = CLI_T_SECS,
      .min = INTERVAL_MIN,
      .max = INTERVAL_MAX,
-     .def = 10,
+     .def = OTLP_INTERVAL_DEF,
      .layer_off = L(otlp_interval),
      .set_off = L(otlp_interval_set),
      .merged_off = NO,
@@ -753,7 +763,7 @@ const cli_setting cli_settings[] = {
      .layer_off = L(cpu_tdp),
      .set_off = L(cpu_tdp_set),
      .merged_off = M(cpu_tdp),
-     .what = "a number of watts above 0, at most 10000",
+     .unit = "watts",
      .help = "the CPU's thermal design power per package, for the energy estimate\n"
              "where no counter can be read (default: the CPU model's from a table)",
      .man = "The CPU's thermal design power per package, for the estimate where no counter can be read: a\n"
@@ -849,7 +859,7 @@ const cli_setting cli_settings[] = {
      .layer_off = L(grid_intensity),
      .set_off = L(grid_intensity_set),
      .merged_off = M(grid_intensity),
-     .what = "a number of grams of CO2e per kWh above 0, at most 10000",
+     .unit = "grams of CO2e per kWh",
      .help = "the grid's carbon intensity, grams of CO2e per kWh (wins over\n"
              "--grid-zone)",
      .man = "The grid's carbon intensity in grams of CO2e per kWh, above 0, at most 10000; it wins over\n"
@@ -1231,14 +1241,35 @@ const cli_setting cli_settings[] = {
               .man = "Say on standard error why a mark could not be sent (silent by default: the job's standard\n"
                      "error is the user's)."},
              {0}}},
-    /* read from the environment only, with a token (options.c) */
-    {.env = "TRACKER_UPLOAD_INTERVAL",
-     .type = CLI_T_SECS,
-     .min = INTERVAL_MIN,
-     .max = INTERVAL_MAX,
-     .def = 60,
-     .layer_off = NO,
-     .set_off = NO,
-     .merged_off = NO},
+    /* read from the environment only (cli_setting_getenv, cli_setting_env_number): the
+     * library's seams and bounds and the streaming's (options.c), the OTLP exporter's (export.c) */
+    {ENV_ONLY("TRACKER_PROC_ROOT", CLI_T_FILE)},
+    {ENV_ONLY("TRACKER_SYS_ROOT", CLI_T_FILE)},
+    {ENV_ONLY("TRACKER_NVML_LIBRARY", CLI_T_FILE)},
+    {ENV_ONLY("TRACKER_CLOUD_METADATA_URL", CLI_T_TEXT)},
+    {ENV_ONLY("TRACKER_CLOUD_DISCOVERY", CLI_T_TEXT)},
+    {ENV_ONLY("TRACKER_KEEPER_URL", CLI_T_TEXT)},
+    {ENV_ONLY("TRACKER_PSS_MAX_AGE", CLI_T_SECS), .max = AGE_MAX, .def = 30},
+    {ENV_ONLY("TRACKER_WALK_MAX_AGE", CLI_T_SECS), .max = AGE_MAX, .def = 60},
+    {ENV_ONLY("TRACKER_FINISH_TIMEOUT", CLI_T_ABOVE), .unit = "seconds", .max = 3600, .def = 10},
+    /* with SENTINEL_API_TOKEN only */
+    {ENV_ONLY("SENTINEL_API_URL", CLI_T_TEXT), .what = "an http:// or https:// URL"},
+    {ENV_ONLY("TRACKER_UPLOAD_INTERVAL", CLI_T_SECS), .min = INTERVAL_MIN, .max = INTERVAL_MAX, .def = 60},
+    {ENV_ONLY("AWS_ENDPOINT_URL_S3", CLI_T_TEXT), .what = "an http:// or https:// URL"},
+    {ENV_ONLY("AWS_REGION", CLI_T_TEXT)},
+    /* OTLP's (with --otlp or an endpoint variable); the signal's own variable wins */
+    {ENV_ONLY("OTEL_EXPORTER_OTLP_ENDPOINT", CLI_T_TEXT), .env_over = "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+     .what = "an http:// or https:// URL"},
+    {ENV_ONLY("OTEL_EXPORTER_OTLP_HEADERS", CLI_T_TEXT), .env_over = "OTEL_EXPORTER_OTLP_METRICS_HEADERS"},
+    {ENV_ONLY("OTEL_EXPORTER_OTLP_COMPRESSION", CLI_T_TEXT), .env_over = "OTEL_EXPORTER_OTLP_METRICS_COMPRESSION",
+     .what = "gzip or none"},
+    {ENV_ONLY("OTEL_EXPORTER_OTLP_TIMEOUT", CLI_T_MS), .env_over = "OTEL_EXPORTER_OTLP_METRICS_TIMEOUT", .min = 1,
+     .max = 3600e3, .def = 10e3},
+    {ENV_ONLY("OTEL_EXPORTER_OTLP_PROTOCOL", CLI_T_TEXT), .env_over = "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL",
+     .what = "http/json or http/protobuf"},
+    {ENV_ONLY("OTEL_METRIC_EXPORT_INTERVAL", CLI_T_MS), .min = INTERVAL_MIN * 1000, .max = INTERVAL_MAX * 1000,
+     .def = OTLP_INTERVAL_DEF * 1000},
+    {ENV_ONLY("OTEL_RESOURCE_ATTRIBUTES", CLI_T_TEXT)},
+    {ENV_ONLY("OTEL_SERVICE_NAME", CLI_T_TEXT)},
 };
 const size_t cli_nsettings = sizeof cli_settings / sizeof cli_settings[0];

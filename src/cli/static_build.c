@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "settings.h"
 
 #define STATIC_ONLY "this static build of resource-tracker uses the machine's own "
 #define DYNAMIC_HINT "docs/install.md"
@@ -72,9 +73,9 @@ int cli_static_check(cli_options *o, char *err, size_t errlen)
         o->history = NULL;
     }
     if (o->otlp_url && !have_curl(why, sizeof why)) { /* the metrics' own variable first, as export.c takes them */
-        const char *m = getenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT");
-        cli_say("warning: %s: " STATIC_ONLY "libcurl, and here it %s: no OTLP metrics are pushed",
-                m && *m ? "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT" : "OTEL_EXPORTER_OTLP_ENDPOINT", why);
+        const char *var;
+        cli_setting_getenv(cli_setting_by_env("OTEL_EXPORTER_OTLP_ENDPOINT"), &var);
+        cli_say("warning: %s: " STATIC_ONLY "libcurl, and here it %s: no OTLP metrics are pushed", var, why);
         free(o->otlp_url);
         o->otlp_url = NULL;
         o->otlp_warning[0] = '\0';

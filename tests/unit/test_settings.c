@@ -216,25 +216,28 @@ static void ranges_alike_everywhere(void **state)
 {
     (void)state;
     int ranged = 0;
+    char err_none[256];
     for (size_t i = 0; i < cli_nsettings; i++) {
         const cli_setting *s = &cli_settings[i];
-        if (s->type != CLI_T_SECS && s->type != CLI_T_PCT && s->type != CLI_T_CORES && s->type != CLI_T_ABOVE)
+        if (s->type != CLI_T_SECS && s->type != CLI_T_PCT && s->type != CLI_T_CORES && s->type != CLI_T_ABOVE &&
+            s->type != CLI_T_MS)
             continue;
+        bool from_to = s->type == CLI_T_SECS || s->type == CLI_T_PCT || s->type == CLI_T_MS;
         ranged++;
         char what[128], what_toml[128];
         cli_setting_what(s, false, what, sizeof what);
         cli_setting_what(s, true, what_toml, sizeof what_toml);
         assert_string_equal(what, what_toml);
-        if (s->type == CLI_T_SECS || s->type == CLI_T_PCT) {
+        if (from_to) {
             char want[128];
             snprintf(want, sizeof want, "from %.10g to %.10g", s->min, s->max);
             assert_non_null(strstr(what, want));
         }
         char lo[64], hi[64], edge[64];
-        /* below the range: a SECS minimum is above 0, a PCT one may be 0 (and is in it) */
-        snprintf(lo, sizeof lo, "%.17g", s->type == CLI_T_SECS ? s->min / 2 : s->type == CLI_T_PCT ? s->min - 1 : s->min);
+        /* below the range: half a minimum above 0, 1 below one of 0 (which is in it) */
+        snprintf(lo, sizeof lo, "%.17g", !from_to ? s->min : s->min > 0 ? s->min / 2 : s->min - 1);
         snprintf(hi, sizeof hi, "%.17g", s->max * 2);
-        snprintf(edge, sizeof edge, "%.17g", s->type != CLI_T_SECS && s->type != CLI_T_PCT ? s->max : s->min);
+        snprintf(edge, sizeof edge, "%.17g", !from_to ? s->max : s->min);
         const char *bad[] = {lo, hi, "nan", "inf"};
         double d;
         assert_int_equal(cli_setting_number(s, edge, &d), 0);
@@ -294,6 +297,19 @@ static void ranges_alike_everywhere(void **state)
                 cli_layer_free(&l);
                 unsetenv(s->env);
             }
+            if (s->env && s->layer_off == CLI_NONE) { /* read by its own reader */
+                setenv(s->env, bad[b], 1);
+                assert_int_equal(cli_setting_env_number(s, &d, err, sizeof err), -1);
+                snprintf(want, sizeof want, "%s: not %s: '%s'", s->env, what, bad[b]);
+                assert_string_equal(err, want);
+                unsetenv(s->env);
+            }
+        }
+        if (s->env && s->layer_off == CLI_NONE) { /* unset or empty: the default */
+            setenv(s->env, "", 1);
+            assert_int_equal(cli_setting_env_number(s, &d, err_none, sizeof err_none), 0);
+            assert_true(d == s->def);
+            unsetenv(s->env);
         }
     }
     assert_true(ranged >= 6); /* --interval, --otlp-interval, --expected-cores, TRACKER_UPLOAD_INTERVAL,
