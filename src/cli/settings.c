@@ -368,6 +368,8 @@ int cli_setting_value(const cli_setting *s, const char *text, cli_value *out, ch
     default: ok = !empty_refused(s, text, err, errlen); return ok ? 0 : -1; /* CLI_T_FILE, _TEXT, _META */
     }
     return ok ? 0 : not_what(s, text, false, err, errlen);
+}
+
 const char *cli_setting_getenv(const cli_setting *s, const char **name)
 {
     const char *const vars[] = {s->env_over, s->env};

@@ -1,5 +1,6 @@
 /* settings.h - the tool's one table of settings: each setting's flag, short flag, environment
- * variable, TOML table and key, type, range, default and --help text, with the parsers that read
+ * variable, TOML table and key, type, range, default and its words for people (cli_doc: made
+ * from docs/options/NAME.md at build time), with the parsers that read
  * a value of each type and the merge of the layers (command line > environment > config file >
  * built-in default, docs/contracts.md §1). The command line (options.c), the config file
  * (config.c), --help and the tests all walk this table; curl's tool_getparam.c aliases[] is the
@@ -109,12 +110,30 @@ typedef enum cli_opt {
     CLI_O_IMPORT,
 } cli_opt;
 
-/* A subcommand's own words for an option it takes (cli_setting.sub): the line(s) of its --help
+/* A subcommand's own words for an option it takes (cli_doc.sub): the line(s) of its --help
  * ('\n' between lines) and its man page's OPTIONS entry (roff). A list ended by commands 0. */
 typedef struct cli_sub_text {
     unsigned commands; /* the subcommands these words are for: CLI_CMD_* bits */
     const char *help, *man;
 } cli_sub_text;
+
+/* A row's words for people, made from its text file docs/options/NAME.md by rt-options-gen
+ * (optdoc_gen.c) as cli_doc_NAME (the build's settings_docs.h). */
+typedef struct cli_doc {
+    const char *option; /* the option the file is about ("--interval") */
+    const char *help;   /* --help's text, '\n' between lines ({min}, {max}, {def}: the row's figures);
+                         * NULL: not listed on its own */
+    /* the documents made from the table (cli_settings_doc): the man page's OPTIONS entry (roff,
+     * its tag made from flag, short_flag and arg) and docs/usage.md's row (Markdown: the default
+     * and the meaning); NULL: the row is not listed (a job metadata flag: --job-name's lists it) */
+    const char *man;
+    const char *man_arg; /* the value in the man page's tag when not arg: the choices ("json|csv") */
+    const char *md_default, *md;
+    /* the subcommands' words for the flag (commands beyond CLI_CMD_TRACK): each subcommand of
+     * commands has one entry here, its --help and man page made of them (cli_settings_help_for,
+     * cli_settings_doc_for) */
+    const cli_sub_text *sub;
+} cli_doc;
 
 typedef struct cli_setting {
     const char *flag;  /* long option without dashes; NULL: none */
@@ -140,17 +159,8 @@ typedef struct cli_setting {
     const char *env_over; /* a variable read before env, which wins over it (OTEL's
                            * OTEL_EXPORTER_OTLP_METRICS_TIMEOUT over OTEL_EXPORTER_OTLP_TIMEOUT) */
     bool lead;         /* listed first among its table's keys in messages */
-    const char *help;  /* --help's text, '\n' between lines; NULL: not listed on its own */
-    /* the documents made from the table (cli_settings_doc): the man page's OPTIONS entry (roff,
-     * its tag made from flag, short_flag and arg) and docs/usage.md's row (Markdown: the default
-     * and the meaning); NULL: the row is not listed (a job metadata flag: --job-name's lists it) */
-    const char *man;
-    const char *man_arg; /* the value in the man page's tag when not arg: the choices ("json|csv") */
-    const char *md_default, *md;
-    /* the subcommands' words for the flag (commands beyond CLI_CMD_TRACK): each subcommand of
-     * commands has one entry here, its --help and man page made of them (cli_settings_help_for,
-     * cli_settings_doc_for) */
-    const cli_sub_text *sub;
+    const cli_doc *doc; /* its words for people (--help, the man pages, docs/usage.md): made from
+                         * docs/options/NAME.md at build time (rt-options-gen); NULL: none */
 } cli_setting;
 
 extern const cli_setting cli_settings[];

@@ -1,5 +1,6 @@
 /* settings_doc.c - rt-settings-doc, run by the build: writes a document with its part made from
- * the settings table (settings_table.c) put in, so the documents cannot drift from the table.
+ * the settings table (settings_table.c, its words from docs/options/NAME.md) put in, so the
+ * documents cannot drift from the table.
  *   rt-settings-doc man docs/resource-tracker.1 OUT   the man page, OPTIONS' entries (from the
  *                                                     line after ".SH OPTIONS" to the next ".PP")
  *                                                     made from the table
@@ -8,7 +9,8 @@
  *   rt-settings-doc man-SUB docs/resource-tracker-SUB.1 OUT
  *                                                     subcommand SUB's man page: OPTIONS' entries
  *                                                     (to the next ".PP" or ".SH") made from the
- *                                                     rows SUB takes, in the words of their .sub
+ *                                                     rows SUB takes, in the words of their files'
+ *                                                     @man SUB
  *   OUT "--check": writes nothing; exit 1, saying so, when the document differs from what the
  *   table makes (the test that the committed documents are the table's). */
 #define _GNU_SOURCE
@@ -16,32 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "optdoc.h"
 #include "settings.h"
-
-/* The whole of file path (free it), or NULL after saying why. */
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = f ? open_memstream(&buf, &len) : NULL;
-    char chunk[8192];
-    size_t n;
-    while (m && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        fwrite(chunk, 1, n, m);
-    if (!m || ferror(f)) {
-        fprintf(stderr, "rt-settings-doc: cannot read %s\n", path);
-        if (m)
-            fclose(m);
-        free(buf);
-        buf = NULL;
-    } else {
-        fclose(m);
-    }
-    if (f)
-        fclose(f);
-    return buf;
-}
 
 /* Where the made part of text starts and ends (*from, *to), for kind. Returns 0, or -1. */
 static int find_part(const char *text, int kind, const char **from, const char **to)
@@ -84,9 +62,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: rt-settings-doc man|man-SUBCOMMAND|markdown DOCUMENT OUT|--check\n");
         return 2;
     }
-    char *text = slurp(argv[2]);
-    if (!text)
+    char *text = optdoc_slurp(argv[2]);
+    if (!text) {
+        fprintf(stderr, "rt-settings-doc: cannot read %s\n", argv[2]);
         return 1;
+    }
     const char *from, *to;
     if (find_part(text, kind, &from, &to) < 0) {
         fprintf(stderr, "rt-settings-doc: %s has no %s to fill\n", argv[2],
@@ -121,9 +101,9 @@ int main(int argc, char **argv)
             for (size_t i = 0; i < at; i++)
                 line += text[i] == '\n';
             fprintf(stderr,
-                    "rt-settings-doc: %s differs from the settings table from line %zu on (write it with "
-                    "rt-settings-doc %s %s %s.new)\n",
-                    argv[2], line, argv[1], argv[2], argv[2]);
+                    "rt-settings-doc: %s differs from the settings table and docs/options from line %zu on "
+                    "(write it anew: cmake --build BUILD --target docs)\n",
+                    argv[2], line);
             rc = 1;
         }
     } else {

@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
+/* s's text field of its cli_doc, or NULL. */
+#define DOC(s, field) ((s)->doc ? (s)->doc->field : NULL)
+
 /* text with {min}, {max} and {def} replaced by s's figures and its line breaks by spaces (the
  * lines are broken again at the output's width), into buf. */
 static void help_text(const cli_setting *s, const char *text, char *buf, size_t cap)
@@ -61,15 +64,15 @@ void cli_settings_help(FILE *f)
     size_t width = (size_t)cli_text_width(f);
     for (size_t i = 0; i < cli_nsettings; i++) {
         const cli_setting *s = &cli_settings[i];
-        if (s->help && s->flag && (s->commands & CLI_CMD_TRACK))
-            help_entry(f, width, s, s->help, true, HELP_COL);
+        if (DOC(s, help) && s->flag && (s->commands & CLI_CMD_TRACK))
+            help_entry(f, width, s, s->doc->help, true, HELP_COL);
     }
 }
 
 /* s's words for subcommand cmd; NULL when it has none. */
 static const cli_sub_text *sub_text(const cli_setting *s, cli_command cmd)
 {
-    for (const cli_sub_text *t = s->sub; t && t->commands; t++)
+    for (const cli_sub_text *t = DOC(s, sub); t && t->commands; t++)
         if (t->commands & CLI_CMD(cmd))
             return t;
     return NULL;
@@ -120,7 +123,7 @@ static void put_roff(FILE *f, const char *text, size_t n)
  * ".B \-\-summary"; a choice (auto|off) in bold words. */
 static void man_tag(FILE *f, const cli_setting *s)
 {
-    const char *arg = s->man_arg ? s->man_arg : s->arg;
+    const char *arg = DOC(s, man_arg) ? s->doc->man_arg : s->arg;
     bool choice = arg && strchr(arg, '|');
     fputs(s->short_flag || choice ? ".BR " : arg ? ".BI " : ".B ", f);
     if (s->short_flag)
@@ -167,8 +170,8 @@ static void md_row(FILE *f, const cli_setting *s)
         fprintf(f, "`-%c` (`--%s`) ", s->short_flag, s->flag);
     else if (s->short_flag)
         fprintf(f, "`-%c` ", s->short_flag);
-    fprintf(f, "| %s%s| %s%s|\n", s->md_default ? s->md_default : "", s->md_default ? " " : "", s->md ? s->md : "",
-            s->md ? " " : "");
+    const char *def = DOC(s, md_default), *md = DOC(s, md);
+    fprintf(f, "| %s%s| %s%s|\n", def ? def : "", def ? " " : "", md ? md : "", md ? " " : "");
 }
 
 void cli_settings_doc(FILE *f, int kind)
@@ -177,11 +180,11 @@ void cli_settings_doc(FILE *f, int kind)
         const cli_setting *s = &cli_settings[i];
         if (!s->flag || !(s->commands & CLI_CMD_TRACK))
             continue;
-        if (kind == CLI_DOC_MAN && s->man) {
+        if (kind == CLI_DOC_MAN && DOC(s, man)) {
             fputs(".TP\n", f);
             man_tag(f, s);
-            fprintf(f, "%s\n", s->man);
-        } else if (kind == CLI_DOC_MARKDOWN && (s->md || s->md_default)) {
+            fprintf(f, "%s\n", s->doc->man);
+        } else if (kind == CLI_DOC_MARKDOWN && (DOC(s, md) || DOC(s, md_default))) {
             md_row(f, s);
         }
     }
@@ -197,8 +200,8 @@ int cli_settings_doc_for(FILE *f, cli_command cmd)
             const char *name = "?";
             for (size_t i = 0; i < cli_nsubcommands; i++)
                 name = cli_subcommands[i].cmd == cmd ? cli_subcommands[i].name : name;
-            fprintf(stderr, "settings: %s takes --%s but the row has no words for it (.sub: help and man)\n", name,
-                    s->flag);
+            fprintf(stderr, "settings: %s takes --%s but its text file has no words for it (docs/options: @help %s and @man %s)\n",
+                    name, s->flag, name, name);
             rc = -1;
             continue;
         }

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "settings.h"
+#include "settings_docs.h"
 
 /* --help as a string (free it). */
 static char *help_text(void)
@@ -87,9 +88,10 @@ static void every_flag_is_in_help(void **state)
         if (!s->flag || !(s->commands & CLI_CMD_TRACK))
             continue;
         char want[96];
-        if (s->help && s->short_flag)
+        const char *own = s->doc ? s->doc->help : NULL;
+        if (own && s->short_flag)
             snprintf(want, sizeof want, "\n  -%c, --%s%s", s->short_flag, s->flag, s->arg ? " " : "");
-        else if (s->help)
+        else if (own)
             snprintf(want, sizeof want, "\n      --%s%s", s->flag, s->arg ? " " : "");
         else
             snprintf(want, sizeof want, "--%s", s->flag);
@@ -121,7 +123,7 @@ static void subcommand_docs_are_its_rows(void **state)
         size_t rows = 0, lines = 0, entries = 0;
         for (size_t i = 0; i < cli_nsettings; i++) {
             const cli_setting *s = &cli_settings[i];
-            for (const cli_sub_text *t = s->sub; t && t->commands; t++)
+            for (const cli_sub_text *t = s->doc ? s->doc->sub : NULL; t && t->commands; t++)
                 if ((t->commands & ~s->commands) != 0)
                     fail_msg("--%s has words for a subcommand that does not take it", s->flag);
             if (!s->flag || !(s->commands & CLI_CMD(cmd)))
@@ -208,6 +210,32 @@ static void every_key_is_read(void **state)
             assert_non_null(*(char **)((char *)&o.args + s->layer_off));
         cli_options_free(&o);
     }
+}
+
+/* Every option text file (docs/options/NAME.md, made into cli_docs) is the words of one row, the
+ * one whose flag its @option names; a row's subcommand words are for commands it takes. */
+static void every_text_is_one_rows(void **state)
+{
+    (void)state;
+    size_t n = 0;
+    for (const cli_doc *const *d = cli_docs; *d; d++, n++) {
+        const cli_setting *of = NULL;
+        for (size_t i = 0; i < cli_nsettings; i++) {
+            if (cli_settings[i].doc != *d)
+                continue;
+            if (of)
+                fail_msg("%s: the words of two rows", (*d)->option);
+            of = &cli_settings[i];
+        }
+        if (!of)
+            fail_msg("%s: no row names its text (settings_table.c: .doc = &cli_doc_NAME)", (*d)->option);
+        assert_non_null(of->flag);
+        assert_true(strncmp((*d)->option, "--", 2) == 0);
+        assert_string_equal((*d)->option + 2, of->flag);
+        if (!(*d)->help && !(*d)->man && !(*d)->md && !(*d)->md_default && !(*d)->sub)
+            fail_msg("%s: a text without words", (*d)->option);
+    }
+    assert_true(n >= 50);
 }
 
 /* Each setting with a range refuses the same values with the same words, whichever way it came:
@@ -573,7 +601,7 @@ int main(void)
         cmocka_unit_test(every_key_is_read),           cmocka_unit_test(ranges_alike_everywhere),
         cmocka_unit_test(precedence_for_every_setting), cmocka_unit_test(subcommands),
         cmocka_unit_test(subcommand_arguments),        cmocka_unit_test(subcommand_values),
-        cmocka_unit_test(did_you_mean),
+        cmocka_unit_test(did_you_mean),                cmocka_unit_test(every_text_is_one_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
