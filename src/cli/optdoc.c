@@ -15,8 +15,11 @@ static const struct {
     const char *key;
     bool field, commands;
 } keys[] = {
-    {"option", true, false}, {"man-arg", true, false}, {"md-default", true, false},
-    {"help", false, true},   {"man", false, true},     {"md", false, false},
+    {"option", true, false},           {"man-arg", true, false},          {"md-default", true, false},
+    {"help", false, true},             {"man", false, true},              {"md", false, false},
+    {"since", true, false},            {"contracts-flag", true, false},   {"contracts-short", true, false},
+    {"contracts-default", true, false}, {"contracts-config", true, false}, {"contracts-env", true, false},
+    {"contracts", false, true},
 };
 
 /* Whether key is a block's (its text on the lines below it). */
@@ -69,8 +72,7 @@ static optdoc_part *open_part(optdoc *d, const char *name, size_t n, const char 
     while (k < sizeof keys / sizeof keys[0] && !(strlen(keys[k].key) == n && strncmp(keys[k].key, name, n) == 0))
         k++;
     if (k == sizeof keys / sizeof keys[0]) {
-        snprintf(err, errlen, "%zu: unknown key '@%.*s' (option, man-arg, md-default, help, man, md)", line, (int)n,
-                 name);
+        snprintf(err, errlen, "%zu: unknown key '@%.*s' (docs/options/README.md lists them)", line, (int)n, name);
         return NULL;
     }
     if (keys[k].field && !*rest) {
@@ -158,7 +160,8 @@ int optdoc_parse(const char *text, optdoc *d, char *err, size_t errlen)
         size_t len = strlen(q->text);
         if (is_block(q->key) && len && q->text[len - 1] == '\n')
             q->text[len - 1] = '\0';
-        if (q->commands && !optdoc_get(d, strcmp(q->key, "help") == 0 ? "man" : "help", q->commands))
+        bool paired = strcmp(q->key, "help") == 0 || strcmp(q->key, "man") == 0;
+        if (paired && q->commands && !optdoc_get(d, strcmp(q->key, "help") == 0 ? "man" : "help", q->commands))
             FAIL("@%s %s without @%s %s", q->key, q->commands, strcmp(q->key, "help") == 0 ? "man" : "help",
                  q->commands);
     }

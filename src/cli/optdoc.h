@@ -10,6 +10,13 @@
  *                           subcommands' words instead of the tracking command's
  *   @man [COMMANDS]         the man page's entry (roff), as @help
  *   @md                     docs/usage.md's meaning cell (one line)
+ *   @contracts [COMMANDS]   docs/contracts.md's meaning cell (one line): in its table of a
+ *                           tracking run's options, or of the environment-only variables; with
+ *                           COMMANDS the option's part of those subcommands' cell
+ *   @since VERSION          the version that brought it, after the flag in docs/contracts.md
+ *   @contracts-flag, -short, -default, -config, -env TEXT
+ *                           docs/contracts.md's cell when not the one made from the row (the
+ *                           default: @md-default's)
  * A block runs to the next line that starts with "@"; "@@" at a line's start is a text "@". */
 #ifndef RT_CLI_OPTDOC_H
 #define RT_CLI_OPTDOC_H
@@ -18,8 +25,8 @@
 
 /* One part of the file: a one-line field or a block. */
 typedef struct optdoc_part {
-    char *key;      /* "option", "man-arg", "md-default", "help", "man" or "md" */
-    char *commands; /* help's and man's subcommands ("summary report"); NULL: the tracking command's */
+    char *key;      /* "option", "man-arg", "md-default", "help", "man", "md", "contracts", ... */
+    char *commands; /* help's, man's and contracts' subcommands ("summary report"); NULL: the tracking command's */
     char *text;     /* the value, or the block's lines ('\n' between them, none at the end) */
 } optdoc_part;
 

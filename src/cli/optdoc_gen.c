@@ -15,7 +15,8 @@
 #include "optdoc.h"
 
 /* The C identifier's tail of path ("docs/options/grid-zone.md": "grid_zone") into buf. Returns
- * 0, or -1 when the name is not lower-case letters, digits and '-' before ".md". */
+ * 0, or -1 when the name is not letters, digits, '-' and '_' before ".md" (a variable's
+ * file is named as it: TRACKER_PSS_MAX_AGE.md). */
 static int ident_of(const char *path, char *buf, size_t cap)
 {
     const char *base = strrchr(path, '/');
@@ -25,7 +26,7 @@ static int ident_of(const char *path, char *buf, size_t cap)
         return -1;
     for (size_t i = 0; i < n - 3; i++) {
         char c = base[i];
-        if (!(islower((unsigned char)c) || isdigit((unsigned char)c) || c == '-'))
+        if (!(isalnum((unsigned char)c) || c == '-' || c == '_'))
             return -1;
         buf[i] = c == '-' ? '_' : c;
     }
@@ -95,6 +96,27 @@ static int put_doc(FILE *f, const char *id, const optdoc *d)
     put_field(f, d, "help", "help");
     put_field(f, d, "man", "man");
     put_field(f, d, "md", "md");
+    put_field(f, d, "contracts", "contracts");
+    put_field(f, d, "since", "since");
+    put_field(f, d, "contracts-flag", "c_flag");
+    put_field(f, d, "contracts-short", "c_short");
+    put_field(f, d, "contracts-default", "c_default");
+    put_field(f, d, "contracts-config", "c_config");
+    put_field(f, d, "contracts-env", "c_env");
+    int words = 0;
+    for (size_t i = 0; i < d->n; i++) {
+        const optdoc_part *p = &d->parts[i];
+        if (!p->commands || strcmp(p->key, "contracts") != 0)
+            continue;
+        fputs(words++ ? "        {" : "    .contracts_sub = (const cli_sub_words[]){\n        {", f);
+        if (put_commands(f, p->commands) < 0)
+            return -1;
+        fputs(", ", f);
+        put_string(f, p->text, 12);
+        fputs("},\n", f);
+    }
+    if (words)
+        fputs("        {0}},\n", f);
     int subs = 0;
     for (size_t i = 0; i < d->n; i++) {
         const optdoc_part *p = &d->parts[i];
@@ -144,7 +166,7 @@ int main(int argc, char **argv)
         optdoc d;
         char *text = optdoc_slurp(files[i]);
         if (ident_of(files[i], id, sizeof id) < 0) {
-            fprintf(stderr, "%s: the name is not lower-case letters, digits and '-', then .md\n", files[i]);
+            fprintf(stderr, "%s: the name is not letters, digits, '-' and '_', then .md\n", files[i]);
             rc = 1;
         } else if (!text) {
             fprintf(stderr, "%s: cannot read it\n", files[i]);

@@ -117,6 +117,12 @@ typedef struct cli_sub_text {
     const char *help, *man;
 } cli_sub_text;
 
+/* Words of an option for some subcommands (commands: CLI_CMD_* bits). */
+typedef struct cli_sub_words {
+    unsigned commands;
+    const char *text;
+} cli_sub_words;
+
 /* A row's words for people, made from its text file docs/options/NAME.md by rt-options-gen
  * (optdoc_gen.c) as cli_doc_NAME (the build's settings_docs.h). */
 typedef struct cli_doc {
@@ -133,6 +139,11 @@ typedef struct cli_doc {
      * commands has one entry here, its --help and man page made of them (cli_settings_help_for,
      * cli_settings_doc_for) */
     const cli_sub_text *sub;
+    /* docs/contracts.md's (cli_settings_doc: CLI_DOC_CONTRACTS, CLI_DOC_SUBCOMMANDS, CLI_DOC_ENV):
+     * the meaning cell; the version after the flag; the cells when not the ones made from the
+     * row (flag, short flag, default, config key, variable) */
+    const char *contracts, *since, *c_flag, *c_short, *c_default, *c_config, *c_env;
+    const cli_sub_words *contracts_sub; /* its part of subcommands' cells, ended by commands 0 */
 } cli_doc;
 
 typedef struct cli_setting {
@@ -320,8 +331,11 @@ void cli_settings_help_for(FILE *f, cli_command cmd, const char *head, const cha
 
 /* The documents made from the table: the tracking command's rows with a man or md text, in
  * table order, as the man page's OPTIONS entries (".TP", the tag, the text) or as the rows of
- * docs/usage.md's flag table. */
-enum { CLI_DOC_MAN, CLI_DOC_MARKDOWN };
+ * docs/usage.md's flag table; and docs/contracts.md's tables: the tracking command's options
+ * (the rows with contracts words: | flag | short | default | config | environment | meaning |),
+ * the subcommands' (| `NAME` | each option it takes but -h, its words, "; " between |) and the
+ * environment-only variables' (| variable | value | default | meaning |). */
+enum { CLI_DOC_MAN, CLI_DOC_MARKDOWN, CLI_DOC_CONTRACTS, CLI_DOC_SUBCOMMANDS, CLI_DOC_ENV };
 void cli_settings_doc(FILE *f, int kind);
 
 /* Subcommand cmd's man page OPTIONS entries, in cli_settings_help_for's order, from the rows'

@@ -11,6 +11,10 @@
  *                                                     (to the next ".PP" or ".SH") made from the
  *                                                     rows SUB takes, in the words of their files'
  *                                                     @man SUB
+ *   rt-settings-doc contracts docs/contracts.md OUT   its tables of a tracking run's options, of
+ *                                                     the subcommands' options and of the
+ *                                                     environment-only variables (the rows after
+ *                                                     each one's header) made from the table
  *   OUT "--check": writes nothing; exit 1, saying so, when the document differs from what the
  *   table makes (the test that the committed documents are the table's). */
 #define _GNU_SOURCE
@@ -20,6 +24,19 @@
 
 #include "optdoc.h"
 #include "settings.h"
+
+/* The Markdown tables' headers, by kind (the rows after them are made). */
+static const char *table_head(int kind)
+{
+    switch (kind) {
+    case CLI_DOC_MARKDOWN: return "\n| flag | short | default | meaning |\n|---|---|---|---|\n";
+    case CLI_DOC_CONTRACTS:
+        return "\n| flag | short | default | config | environment | meaning |\n|---|---|---|---|---|---|\n";
+    case CLI_DOC_SUBCOMMANDS: return "\n| subcommand | options |\n|---|---|\n";
+    case CLI_DOC_ENV: return "\n| variable | value | default | meaning |\n|---|---|---|---|\n";
+    default: return NULL;
+    }
+}
 
 /* Where the made part of text starts and ends (*from, *to), for kind. Returns 0, or -1. */
 static int find_part(const char *text, int kind, const char **from, const char **to)
@@ -38,10 +55,11 @@ static int find_part(const char *text, int kind, const char **from, const char *
         *to += 1;
         return 0;
     }
-    const char *head = strstr(text, "\n| flag | short | default | meaning |\n|---|---|---|---|\n");
+    const char *want = table_head(kind);
+    const char *head = strstr(text, want);
     if (!head)
         return -1;
-    *from = strstr(head + 1, "|---|") + strlen("|---|---|---|---|\n");
+    *from = head + strlen(want);
     const char *p = *from;
     while (*p == '|') {
         const char *nl = strchr(p, '\n');
@@ -51,15 +69,47 @@ static int find_part(const char *text, int kind, const char **from, const char *
     return 0;
 }
 
+/* text with its part of kind made anew (sub: a subcommand's man page) into *made (free it), for
+ * the document doc. Returns 0; or -1 after saying why. */
+static int fill(const char *doc, const char *text, int kind, const cli_subcommand *sub, char **made)
+{
+    const char *from, *to;
+    *made = NULL;
+    if (find_part(text, kind, &from, &to) < 0) {
+        fprintf(stderr, "rt-settings-doc: %s has no %s to fill\n", doc,
+                kind == CLI_DOC_MAN ? "\".SH OPTIONS\" ... \".PP\"" : table_head(kind) + 1);
+        return -1;
+    }
+    size_t len = 0;
+    FILE *m = open_memstream(made, &len);
+    if (!m)
+        return -1;
+    fwrite(text, 1, (size_t)(from - text), m);
+    int rc = 0;
+    if (sub)
+        rc = cli_settings_doc_for(m, sub->cmd);
+    else
+        cli_settings_doc(m, kind);
+    fputs(to, m);
+    fclose(m);
+    if (rc != 0)
+        fprintf(stderr, "rt-settings-doc: %s: the table lacks words for an option (above)\n", doc);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     const cli_subcommand *sub =
         argc == 4 && strncmp(argv[1], "man-", 4) == 0 ? cli_subcommand_by_name(argv[1] + 4) : NULL;
-    int kind = argc == 4 && (strcmp(argv[1], "man") == 0 || sub) ? CLI_DOC_MAN
-               : argc == 4 && strcmp(argv[1], "markdown") == 0   ? CLI_DOC_MARKDOWN
-                                                                 : -1;
-    if (kind < 0) {
-        fprintf(stderr, "usage: rt-settings-doc man|man-SUBCOMMAND|markdown DOCUMENT OUT|--check\n");
+    /* the kinds of the parts to make, in order; -1 ends */
+    static const int man[] = {CLI_DOC_MAN, -1}, markdown[] = {CLI_DOC_MARKDOWN, -1},
+                     contracts[] = {CLI_DOC_CONTRACTS, CLI_DOC_SUBCOMMANDS, CLI_DOC_ENV, -1};
+    const int *kinds = argc == 4 && (strcmp(argv[1], "man") == 0 || sub) ? man
+                       : argc == 4 && strcmp(argv[1], "markdown") == 0   ? markdown
+                       : argc == 4 && strcmp(argv[1], "contracts") == 0  ? contracts
+                                                                         : NULL;
+    if (!kinds) {
+        fprintf(stderr, "usage: rt-settings-doc man|man-SUBCOMMAND|markdown|contracts DOCUMENT OUT|--check\n");
         return 2;
     }
     char *text = optdoc_slurp(argv[2]);
@@ -67,31 +117,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "rt-settings-doc: cannot read %s\n", argv[2]);
         return 1;
     }
-    const char *from, *to;
-    if (find_part(text, kind, &from, &to) < 0) {
-        fprintf(stderr, "rt-settings-doc: %s has no %s to fill\n", argv[2],
-                kind == CLI_DOC_MAN ? "\".SH OPTIONS\" ... \".PP\""
-                                    : "flag table (| flag | short | default | meaning |)");
-        free(text);
-        return 1;
+    char *made = strdup(text);
+    int rc = made ? 0 : 1;
+    for (const int *k = kinds; rc == 0 && *k >= 0; k++) {
+        char *next;
+        rc = fill(argv[2], made, *k, sub, &next) < 0;
+        free(made);
+        made = next;
     }
-    char *made = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&made, &len);
-    if (!m) {
-        free(text);
-        return 1;
-    }
-    fwrite(text, 1, (size_t)(from - text), m);
-    int rc = 0;
-    if (sub)
-        rc = cli_settings_doc_for(m, sub->cmd) < 0;
-    else
-        cli_settings_doc(m, kind);
-    fputs(to, m);
-    fclose(m);
     if (rc != 0) {
-        fprintf(stderr, "rt-settings-doc: %s: the table lacks words for an option (above)\n", argv[2]);
+        /* said */
     } else if (strcmp(argv[3], "--check") == 0) {
         if (strcmp(made, text) != 0) {
             size_t at = 0;
@@ -107,6 +142,7 @@ int main(int argc, char **argv)
             rc = 1;
         }
     } else {
+        size_t len = strlen(made);
         FILE *out = fopen(argv[3], "w");
         if (!out || fwrite(made, 1, len, out) != len || fclose(out) != 0) {
             fprintf(stderr, "rt-settings-doc: cannot write %s\n", argv[3]);

@@ -1,6 +1,7 @@
 /* settings_help.c - the settings table written out for people: the option lines of the
  * tracking command's and each subcommand's --help, the man pages' OPTIONS entries and
- * docs/usage.md's flag table (rt-settings-doc), each from the rows a command takes. */
+ * docs/usage.md's flag table and docs/contracts.md's tables of options and variables
+ * (rt-settings-doc), each from the rows a command takes. */
 #define _GNU_SOURCE
 #include "settings.h"
 
@@ -147,6 +148,18 @@ static void man_tag(FILE *f, const cli_setting *s)
     fputc('\n', f);
 }
 
+/* s's flag and value in Markdown, "`--history FILE\|URL`", into f. */
+static void md_flag(FILE *f, const cli_setting *s)
+{
+    fprintf(f, "`--%s", s->flag);
+    if (s->arg) {
+        fputc(' ', f);
+        for (const char *a = s->arg; *a; a++)
+            fputs(*a == '|' ? "\\|" : (char[2]){*a, '\0'}, f);
+    }
+    fputc('`', f);
+}
+
 /* docs/usage.md's row of s: | `--flag ARG` | `-x` | default | meaning |, an empty cell "| |";
  * --job-name's row names every job metadata flag. */
 static void md_row(FILE *f, const cli_setting *s)
@@ -157,13 +170,7 @@ static void md_row(FILE *f, const cli_setting *s)
             if (cli_settings[i].type == CLI_T_META && cli_settings[i].flag)
                 fprintf(f, "%s`--%s`", n++ ? ", " : "", cli_settings[i].flag);
     } else {
-        fprintf(f, "`--%s", s->flag);
-        if (s->arg) {
-            fputc(' ', f);
-            for (const char *a = s->arg; *a; a++)
-                fputs(*a == '|' ? "\\|" : (char[2]){*a, '\0'}, f);
-        }
-        fputc('`', f);
+        md_flag(f, s);
     }
     fputs(" | ", f);
     if (s->short_flag && s->type == CLI_T_META) /* the others have none */
@@ -174,10 +181,94 @@ static void md_row(FILE *f, const cli_setting *s)
     fprintf(f, "| %s%s| %s%s|\n", def ? def : "", def ? " " : "", md ? md : "", md ? " " : "");
 }
 
+/* docs/contracts.md's row of a tracking run's option s: | flag | short | default | config |
+ * environment | meaning |, each cell the file's words where it has them, else made from the
+ * row. */
+static void contracts_row(FILE *f, const cli_setting *s)
+{
+    const cli_doc *d = s->doc;
+    fputs("| ", f);
+    if (d->c_flag)
+        fputs(d->c_flag, f);
+    else
+        md_flag(f, s);
+    if (d->since)
+        fprintf(f, " (%s)", d->since);
+    fputs(" | ", f);
+    if (d->c_short)
+        fprintf(f, "%s ", d->c_short);
+    else if (s->short_flag)
+        fprintf(f, "`-%c` ", s->short_flag);
+    const char *def = d->c_default ? d->c_default : d->md_default;
+    fprintf(f, "| %s%s| ", def ? def : "", def ? " " : "");
+    if (d->c_config)
+        fprintf(f, "%s ", d->c_config);
+    else if (s->section)
+        fprintf(f, "`[%s] %s` ", s->section, s->key);
+    fputs("| ", f);
+    if (d->c_env)
+        fprintf(f, "%s ", d->c_env);
+    else if (s->env)
+        fprintf(f, "`%s` ", s->env);
+    fprintf(f, "| %s |\n", d->contracts);
+}
+
+/* docs/contracts.md's row of an environment-only variable s: | variable | value | default |
+ * meaning |, the value and the default made from the row's type, range and default. */
+static void env_row(FILE *f, const cli_setting *s)
+{
+    const cli_doc *d = s->doc;
+    char what[320] = "";
+    if (s->env_over)
+        fprintf(f, "| `%s`, `%s` | ", s->env_over, s->env);
+    else
+        fprintf(f, "| `%s` | ", s->env);
+    bool number = s->type == CLI_T_SECS || s->type == CLI_T_ABOVE || s->type == CLI_T_MS;
+    if (number || s->what)
+        cli_setting_what(s, false, what, sizeof what);
+    fprintf(f, "%s%s| ", what, *what ? " " : "");
+    if (d->c_default)
+        fprintf(f, "%s ", d->c_default);
+    else if (number)
+        fprintf(f, "%.10g ", s->def);
+    fprintf(f, "| %s |\n", d->contracts);
+}
+
+/* docs/contracts.md's row of subcommand sub: its options (but -h) in its --help's order, each
+ * in its file's words for sub (@contracts SUB), else its flag alone. */
+static void subcommand_row(FILE *f, const cli_subcommand *sub)
+{
+    fprintf(f, "| `%s` | ", sub->name);
+    const cli_setting *s;
+    int n = 0;
+    for (size_t k = 0; (s = next_sub_option(sub->cmd, &k));) {
+        if (s->opt == CLI_O_HELP)
+            continue;
+        const char *w = NULL;
+        for (const cli_sub_words *t = DOC(s, contracts_sub); t && t->commands && !w; t++)
+            w = t->commands & CLI_CMD(sub->cmd) ? t->text : NULL;
+        fputs(n++ ? "; " : "", f);
+        if (w)
+            fputs(w, f);
+        else
+            md_flag(f, s);
+    }
+    fputs(n ? " |\n" : "none |\n", f);
+}
+
 void cli_settings_doc(FILE *f, int kind)
 {
+    if (kind == CLI_DOC_SUBCOMMANDS) {
+        for (size_t i = 0; i < cli_nsubcommands; i++)
+            subcommand_row(f, &cli_subcommands[i]);
+        return;
+    }
     for (size_t i = 0; i < cli_nsettings; i++) {
         const cli_setting *s = &cli_settings[i];
+        if (kind == CLI_DOC_ENV && !s->flag && s->env && DOC(s, contracts))
+            env_row(f, s);
+        if (kind == CLI_DOC_CONTRACTS && s->flag && (s->commands & CLI_CMD_TRACK) && DOC(s, contracts))
+            contracts_row(f, s);
         if (!s->flag || !(s->commands & CLI_CMD_TRACK))
             continue;
         if (kind == CLI_DOC_MAN && DOC(s, man)) {

@@ -42,8 +42,9 @@
         .type = CLI_T_META, .layer_off = L(meta[i]), .set_off = NO, .merged_off = M(meta[i])                           \
     }
 
-/* A variable read from the environment only, by its own reader (no layer, no flag, no key). */
-#define ENV_ONLY(var, t) .env = var, .type = t, .layer_off = NO, .set_off = NO, .merged_off = NO
+/* A variable read from the environment only, by its own reader (no layer, no flag, no key); its
+ * words in docs/options/VAR.md. */
+#define ENV_ONLY(var, t) .env = #var, .type = t, .layer_off = NO, .set_off = NO, .merged_off = NO, .doc = &cli_doc_##var
 
 const cli_setting cli_settings[] = {
     {.flag = "pid",
@@ -628,33 +629,33 @@ const cli_setting cli_settings[] = {
      .doc = &cli_doc_verbose},
     /* read from the environment only (cli_setting_getenv, cli_setting_env_number): the
      * library's seams and bounds and the streaming's (options.c), the OTLP exporter's (export.c) */
-    {ENV_ONLY("TRACKER_PROC_ROOT", CLI_T_FILE)},
-    {ENV_ONLY("TRACKER_SYS_ROOT", CLI_T_FILE)},
-    {ENV_ONLY("TRACKER_NVML_LIBRARY", CLI_T_FILE)},
-    {ENV_ONLY("TRACKER_CLOUD_METADATA_URL", CLI_T_TEXT)},
-    {ENV_ONLY("TRACKER_CLOUD_DISCOVERY", CLI_T_TEXT)},
-    {ENV_ONLY("TRACKER_KEEPER_URL", CLI_T_TEXT)},
-    {ENV_ONLY("TRACKER_PSS_MAX_AGE", CLI_T_SECS), .max = AGE_MAX, .def = 30},
-    {ENV_ONLY("TRACKER_WALK_MAX_AGE", CLI_T_SECS), .max = AGE_MAX, .def = 60},
-    {ENV_ONLY("TRACKER_FINISH_TIMEOUT", CLI_T_ABOVE), .unit = "seconds", .max = 3600, .def = 10},
+    {ENV_ONLY(TRACKER_PROC_ROOT, CLI_T_FILE)},
+    {ENV_ONLY(TRACKER_SYS_ROOT, CLI_T_FILE)},
+    {ENV_ONLY(TRACKER_NVML_LIBRARY, CLI_T_FILE)},
+    {ENV_ONLY(TRACKER_CLOUD_METADATA_URL, CLI_T_TEXT)},
+    {ENV_ONLY(TRACKER_CLOUD_DISCOVERY, CLI_T_TEXT)},
+    {ENV_ONLY(TRACKER_KEEPER_URL, CLI_T_TEXT)},
+    {ENV_ONLY(TRACKER_PSS_MAX_AGE, CLI_T_SECS), .max = AGE_MAX, .def = 30},
+    {ENV_ONLY(TRACKER_WALK_MAX_AGE, CLI_T_SECS), .max = AGE_MAX, .def = 60},
+    {ENV_ONLY(TRACKER_FINISH_TIMEOUT, CLI_T_ABOVE), .unit = "seconds", .max = 3600, .def = 10},
     /* with SENTINEL_API_TOKEN only */
-    {ENV_ONLY("SENTINEL_API_URL", CLI_T_TEXT), .what = "an http:// or https:// URL"},
-    {ENV_ONLY("TRACKER_UPLOAD_INTERVAL", CLI_T_SECS), .min = INTERVAL_MIN, .max = INTERVAL_MAX, .def = 60},
-    {ENV_ONLY("AWS_ENDPOINT_URL_S3", CLI_T_TEXT), .what = "an http:// or https:// URL"},
-    {ENV_ONLY("AWS_REGION", CLI_T_TEXT)},
+    {ENV_ONLY(SENTINEL_API_URL, CLI_T_TEXT), .what = "an http:// or https:// URL"},
+    {ENV_ONLY(TRACKER_UPLOAD_INTERVAL, CLI_T_SECS), .min = INTERVAL_MIN, .max = INTERVAL_MAX, .def = 60},
+    {ENV_ONLY(AWS_ENDPOINT_URL_S3, CLI_T_TEXT), .what = "an http:// or https:// URL"},
+    {ENV_ONLY(AWS_REGION, CLI_T_TEXT)},
     /* OTLP's (with --otlp or an endpoint variable); the signal's own variable wins */
-    {ENV_ONLY("OTEL_EXPORTER_OTLP_ENDPOINT", CLI_T_TEXT), .env_over = "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+    {ENV_ONLY(OTEL_EXPORTER_OTLP_ENDPOINT, CLI_T_TEXT), .env_over = "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
      .what = "an http:// or https:// URL"},
-    {ENV_ONLY("OTEL_EXPORTER_OTLP_HEADERS", CLI_T_TEXT), .env_over = "OTEL_EXPORTER_OTLP_METRICS_HEADERS"},
-    {ENV_ONLY("OTEL_EXPORTER_OTLP_COMPRESSION", CLI_T_TEXT), .env_over = "OTEL_EXPORTER_OTLP_METRICS_COMPRESSION",
+    {ENV_ONLY(OTEL_EXPORTER_OTLP_HEADERS, CLI_T_TEXT), .env_over = "OTEL_EXPORTER_OTLP_METRICS_HEADERS"},
+    {ENV_ONLY(OTEL_EXPORTER_OTLP_COMPRESSION, CLI_T_TEXT), .env_over = "OTEL_EXPORTER_OTLP_METRICS_COMPRESSION",
      .what = "gzip or none"},
-    {ENV_ONLY("OTEL_EXPORTER_OTLP_TIMEOUT", CLI_T_MS), .env_over = "OTEL_EXPORTER_OTLP_METRICS_TIMEOUT", .min = 1,
+    {ENV_ONLY(OTEL_EXPORTER_OTLP_TIMEOUT, CLI_T_MS), .env_over = "OTEL_EXPORTER_OTLP_METRICS_TIMEOUT", .min = 1,
      .max = 3600e3, .def = 10e3},
-    {ENV_ONLY("OTEL_EXPORTER_OTLP_PROTOCOL", CLI_T_TEXT), .env_over = "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL",
+    {ENV_ONLY(OTEL_EXPORTER_OTLP_PROTOCOL, CLI_T_TEXT), .env_over = "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL",
      .what = "http/json or http/protobuf"},
-    {ENV_ONLY("OTEL_METRIC_EXPORT_INTERVAL", CLI_T_MS), .min = INTERVAL_MIN * 1000, .max = INTERVAL_MAX * 1000,
+    {ENV_ONLY(OTEL_METRIC_EXPORT_INTERVAL, CLI_T_MS), .min = INTERVAL_MIN * 1000, .max = INTERVAL_MAX * 1000,
      .def = OTLP_INTERVAL_DEF * 1000},
-    {ENV_ONLY("OTEL_RESOURCE_ATTRIBUTES", CLI_T_TEXT)},
-    {ENV_ONLY("OTEL_SERVICE_NAME", CLI_T_TEXT)},
+    {ENV_ONLY(OTEL_RESOURCE_ATTRIBUTES, CLI_T_TEXT)},
+    {ENV_ONLY(OTEL_SERVICE_NAME, CLI_T_TEXT)},
 };
 const size_t cli_nsettings = sizeof cli_settings / sizeof cli_settings[0];

@@ -45,6 +45,16 @@ static void reads_fields_and_blocks(void **state)
     assert_null(optdoc_get(&d, "man", "info"));
     optdoc_free(&d);
     assert_int_equal(d.n, 0);
+    /* docs/contracts.md's: fields, the meaning, a subcommand's part alone (no @help pair) */
+    assert_int_equal(optdoc_parse("@option --job-id\n@since 0.18\n@contracts-env `A` (0.17)\n@contracts\nthe job\n"
+                                  "@contracts recommend history\n`--job-id`\n",
+                                  &d, err, sizeof err),
+                     0);
+    assert_string_equal(optdoc_get(&d, "since", NULL), "0.18");
+    assert_string_equal(optdoc_get(&d, "contracts-env", NULL), "`A` (0.17)");
+    assert_string_equal(optdoc_get(&d, "contracts", NULL), "the job");
+    assert_string_equal(optdoc_get(&d, "contracts", "recommend history"), "`--job-id`");
+    optdoc_free(&d);
     /* no newline at the end of the file */
     assert_int_equal(optdoc_parse("@option --x\n@help\nlast", &d, err, sizeof err), 0);
     assert_string_equal(optdoc_get(&d, "help", NULL), "last");

@@ -126,6 +126,9 @@ static void subcommand_docs_are_its_rows(void **state)
             for (const cli_sub_text *t = s->doc ? s->doc->sub : NULL; t && t->commands; t++)
                 if ((t->commands & ~s->commands) != 0)
                     fail_msg("--%s has words for a subcommand that does not take it", s->flag);
+            for (const cli_sub_words *w = s->doc ? s->doc->contracts_sub : NULL; w && w->commands; w++)
+                if ((w->commands & ~s->commands) != 0)
+                    fail_msg("--%s has contracts words for a subcommand that does not take it", s->flag);
             if (!s->flag || !(s->commands & CLI_CMD(cmd)))
                 continue;
             rows++;
@@ -213,7 +216,8 @@ static void every_key_is_read(void **state)
 }
 
 /* Every option text file (docs/options/NAME.md, made into cli_docs) is the words of one row, the
- * one whose flag its @option names; a row's subcommand words are for commands it takes. */
+ * one whose flag (or, for a variable read from the environment only, whose variable) its
+ * @option names. */
 static void every_text_is_one_rows(void **state)
 {
     (void)state;
@@ -229,13 +233,17 @@ static void every_text_is_one_rows(void **state)
         }
         if (!of)
             fail_msg("%s: no row names its text (settings_table.c: .doc = &cli_doc_NAME)", (*d)->option);
-        assert_non_null(of->flag);
-        assert_true(strncmp((*d)->option, "--", 2) == 0);
-        assert_string_equal((*d)->option + 2, of->flag);
-        if (!(*d)->help && !(*d)->man && !(*d)->md && !(*d)->md_default && !(*d)->sub)
+        if (of->flag) {
+            assert_true(strncmp((*d)->option, "--", 2) == 0);
+            assert_string_equal((*d)->option + 2, of->flag);
+        } else { /* an environment-only variable's */
+            assert_string_equal((*d)->option, of->env);
+            assert_non_null((*d)->contracts);
+        }
+        if (!(*d)->help && !(*d)->man && !(*d)->md && !(*d)->md_default && !(*d)->sub && !(*d)->contracts)
             fail_msg("%s: a text without words", (*d)->option);
     }
-    assert_true(n >= 50);
+    assert_true(n >= 70);
 }
 
 /* Each setting with a range refuses the same values with the same words, whichever way it came:
