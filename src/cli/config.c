@@ -267,7 +267,7 @@ static bool rust_format(const cli_options *o)
     rt_format f;
     if (o->args.format_set)
         return o->args.format == RT_FORMAT_JSON_RS;
-    const char *v = getenv("TRACKER_FORMAT");
+    const char *v = cli_env("TRACKER_FORMAT");
     return v && cli_parse_format(v, &f) == 0 && f == RT_FORMAT_JSON_RS;
 }
 

@@ -145,3 +145,30 @@ def test_otlp_interval_range_refused_alike(tmp_path, how):
     p = run(args + ["-q", "--", "true"], env=env)
     assert p.returncode == 2
     assert want in p.stderr
+
+
+# variables the tool reads that are not settings: set by the tool for the job's command
+# (TRACKER_PHASE_SOCKET), the tests' seam (TRACKER_TEST_MOUNTINFO)
+NOT_SETTINGS = {"TRACKER_PHASE_SOCKET", "TRACKER_TEST_MOUNTINFO"}
+
+
+def test_every_tracker_variable_read_is_a_row():
+    """Each TRACKER_* and OTEL_* variable the tool's sources name is a row of the settings table
+    (a flag's variable, or one read from the environment alone through its row: cli_env,
+    cli_setting_by_env), documented in docs/contracts.md; none is read by a bare getenv."""
+    table = doc("src/cli/settings_table.c")
+    rows = set(re.findall(r'\.env = "([A-Z0-9_]+)"', table)) | set(re.findall(r"ENV_ONLY\(([A-Z0-9_]+),", table))
+    rows |= set(re.findall(r'META\([A-Z_]+, "[a-z-]+", "([A-Z0-9_]+)"', table))
+    rows |= set(re.findall(r'\.env_over = "([A-Z0-9_]+)"', table))
+    assert len(rows) >= 40
+    contracts = doc("docs/contracts.md")
+    src = os.path.join(REPO, "src", "cli")
+    for name in sorted(os.listdir(src)):
+        if not name.endswith(".c") or name == "settings_table.c":
+            continue
+        text = doc(os.path.join("src", "cli", name))
+        for var in re.findall(r'getenv\("((?:TRACKER|OTEL)_[A-Z0-9_]+)"\)', text):
+            assert var in NOT_SETTINGS, f"{name}: getenv(\"{var}\"): read it through its row (cli_env)"
+        for var in re.findall(r'(?:cli_env|cli_setting_by_env)\("([A-Z0-9_]+)"\)', text):
+            assert var in rows, f"{name}: {var} is no row of src/cli/settings_table.c"
+            assert f"`{var}`" in contracts, f"{var} is not in docs/contracts.md"
