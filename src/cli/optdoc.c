@@ -15,10 +15,18 @@ static const struct {
     const char *key;
     bool field, commands;
 } keys[] = {
-    {"option", true, false},           {"man-arg", true, false},          {"md-default", true, false},
-    {"help", false, true},             {"man", false, true},              {"md", false, false},
-    {"since", true, false},            {"contracts-flag", true, false},   {"contracts-short", true, false},
-    {"contracts-default", true, false}, {"contracts-config", true, false}, {"contracts-env", true, false},
+    {"option", true, false},
+    {"man-arg", true, false},
+    {"md-default", true, false},
+    {"help", false, true},
+    {"man", false, true},
+    {"md", false, false},
+    {"since", true, false},
+    {"contracts-flag", true, false},
+    {"contracts-short", true, false},
+    {"contracts-default", true, false},
+    {"contracts-config", true, false},
+    {"contracts-env", true, false},
     {"contracts", false, true},
 };
 
@@ -192,4 +200,3 @@ char *optdoc_slurp(const char *path)
     }
     return buf;
 }
-

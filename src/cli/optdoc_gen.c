@@ -157,8 +157,10 @@ int main(int argc, char **argv)
         return 1;
     }
     static const char made[] = "made by rt-options-gen (src/cli/optdoc_gen.c) from docs/options/NAME.md: edit those";
-    fprintf(h, "/* settings_docs.h - %s. */\n#ifndef RT_CLI_SETTINGS_DOCS_H\n#define RT_CLI_SETTINGS_DOCS_H\n\n"
-               "#include \"settings.h\"\n\n", made);
+    fprintf(h,
+            "/* settings_docs.h - %s. */\n#ifndef RT_CLI_SETTINGS_DOCS_H\n#define RT_CLI_SETTINGS_DOCS_H\n\n"
+            "#include \"settings.h\"\n\n",
+            made);
     fprintf(c, "/* settings_docs.c - %s. */\n#include \"settings_docs.h\"\n\n", made);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {

@@ -334,8 +334,10 @@ void cli_settings_help_for(FILE *f, cli_command cmd, const char *head, const cha
  * docs/usage.md's flag table; and docs/contracts.md's tables: the tracking command's options
  * (the rows with contracts words: | flag | short | default | config | environment | meaning |),
  * the subcommands' (| `NAME` | each option it takes but -h, its words, "; " between |) and the
- * environment-only variables' (| variable | value | default | meaning |). */
-enum { CLI_DOC_MAN, CLI_DOC_MARKDOWN, CLI_DOC_CONTRACTS, CLI_DOC_SUBCOMMANDS, CLI_DOC_ENV };
+ * environment-only variables' (| variable | value | default | meaning |); and those variables'
+ * entries of the man page's ENVIRONMENT (CLI_DOC_MAN_ENV: ".TP", the tag, the text with the
+ * row's {min}, {max} and {def}). */
+enum { CLI_DOC_MAN, CLI_DOC_MARKDOWN, CLI_DOC_CONTRACTS, CLI_DOC_SUBCOMMANDS, CLI_DOC_ENV, CLI_DOC_MAN_ENV };
 void cli_settings_doc(FILE *f, int kind);
 
 /* Subcommand cmd's man page OPTIONS entries, in cli_settings_help_for's order, from the rows'

@@ -3,7 +3,10 @@
  * documents cannot drift from the table.
  *   rt-settings-doc man docs/resource-tracker.1 OUT   the man page, OPTIONS' entries (from the
  *                                                     line after ".SH OPTIONS" to the next ".PP")
- *                                                     made from the table
+ *                                                     and ENVIRONMENT's of the variables read
+ *                                                     from the environment alone (between two
+ *                                                     ".\" rt-settings-doc:" comments) made from
+ *                                                     the table
  *   rt-settings-doc markdown docs/usage.md OUT        the rows of the flag table (after its
  *                                                     "|---|" line) made from the table
  *   rt-settings-doc man-SUB docs/resource-tracker-SUB.1 OUT
@@ -24,6 +27,10 @@
 
 #include "optdoc.h"
 #include "settings.h"
+
+/* The roff comments that hold the man page's ENVIRONMENT entries made from the table (those
+ * of the variables read from the environment alone) between them. */
+#define ENV_MARK ".\\\" rt-settings-doc:"
 
 /* The Markdown tables' headers, by kind (the rows after them are made). */
 static const char *table_head(int kind)
@@ -55,6 +62,17 @@ static int find_part(const char *text, int kind, const char **from, const char *
         *to += 1;
         return 0;
     }
+    if (kind == CLI_DOC_MAN_ENV) {
+        static const char begin[] = "\n" ENV_MARK " the variables read from the environment alone";
+        const char *b = strstr(text, begin);
+        *from = b ? strchr(b + 1, '\n') : NULL;
+        *to = *from ? strstr(*from, "\n" ENV_MARK " end\n") : NULL;
+        if (!*to)
+            return -1;
+        *from += 1;
+        *to += 1;
+        return 0;
+    }
     const char *want = table_head(kind);
     const char *head = strstr(text, want);
     if (!head)
@@ -77,7 +95,10 @@ static int fill(const char *doc, const char *text, int kind, const cli_subcomman
     *made = NULL;
     if (find_part(text, kind, &from, &to) < 0) {
         fprintf(stderr, "rt-settings-doc: %s has no %s to fill\n", doc,
-                kind == CLI_DOC_MAN ? "\".SH OPTIONS\" ... \".PP\"" : table_head(kind) + 1);
+                kind == CLI_DOC_MAN       ? "\".SH OPTIONS\" ... \".PP\""
+                : kind == CLI_DOC_MAN_ENV ? "\"" ENV_MARK
+                                            " the variables read from the environment alone\" ... \"" ENV_MARK " end\""
+                                          : table_head(kind) + 1);
         return -1;
     }
     size_t len = 0;
@@ -102,12 +123,14 @@ int main(int argc, char **argv)
     const cli_subcommand *sub =
         argc == 4 && strncmp(argv[1], "man-", 4) == 0 ? cli_subcommand_by_name(argv[1] + 4) : NULL;
     /* the kinds of the parts to make, in order; -1 ends */
-    static const int man[] = {CLI_DOC_MAN, -1}, markdown[] = {CLI_DOC_MARKDOWN, -1},
+    static const int man[] = {CLI_DOC_MAN, CLI_DOC_MAN_ENV, -1}, man_sub[] = {CLI_DOC_MAN, -1},
+                     markdown[] = {CLI_DOC_MARKDOWN, -1},
                      contracts[] = {CLI_DOC_CONTRACTS, CLI_DOC_SUBCOMMANDS, CLI_DOC_ENV, -1};
-    const int *kinds = argc == 4 && (strcmp(argv[1], "man") == 0 || sub) ? man
-                       : argc == 4 && strcmp(argv[1], "markdown") == 0   ? markdown
-                       : argc == 4 && strcmp(argv[1], "contracts") == 0  ? contracts
-                                                                         : NULL;
+    const int *kinds = sub                                              ? man_sub
+                       : argc == 4 && strcmp(argv[1], "man") == 0       ? man
+                       : argc == 4 && strcmp(argv[1], "markdown") == 0  ? markdown
+                       : argc == 4 && strcmp(argv[1], "contracts") == 0 ? contracts
+                                                                        : NULL;
     if (!kinds) {
         fprintf(stderr, "usage: rt-settings-doc man|man-SUBCOMMAND|markdown|contracts DOCUMENT OUT|--check\n");
         return 2;

@@ -11,9 +11,9 @@
 /* s's text field of its cli_doc, or NULL. */
 #define DOC(s, field) ((s)->doc ? (s)->doc->field : NULL)
 
-/* text with {min}, {max} and {def} replaced by s's figures and its line breaks by spaces (the
- * lines are broken again at the output's width), into buf. */
-static void help_text(const cli_setting *s, const char *text, char *buf, size_t cap)
+/* text with {min}, {max} and {def} replaced by s's figures and, with join, its line breaks by
+ * spaces (--help's: the lines are broken again at the output's width), into buf. */
+static void fill_text(const cli_setting *s, const char *text, bool join, char *buf, size_t cap)
 {
     static const char *const names[] = {"{min}", "{max}", "{def}"};
     const double vals[] = {s->min, s->max, s->def};
@@ -28,7 +28,7 @@ static void help_text(const cli_setting *s, const char *text, char *buf, size_t 
             at = n > 0 && (size_t)n < cap - at ? at + (size_t)n : at;
             i += 5;
         } else {
-            buf[at++] = text[i] == '\n' ? ' ' : text[i];
+            buf[at++] = text[i] == '\n' && join ? ' ' : text[i];
             i++;
         }
     }
@@ -56,7 +56,7 @@ static void help_entry(FILE *f, size_t width, const cli_setting *s, const char *
 {
     char left[96], words[4096];
     help_tag(s, pad, left, sizeof left);
-    help_text(s, text, words, sizeof words);
+    fill_text(s, text, true, words, sizeof words);
     cli_entry_put(f, width, left, (size_t)col, (size_t)col, words);
 }
 
@@ -267,6 +267,14 @@ void cli_settings_doc(FILE *f, int kind)
         const cli_setting *s = &cli_settings[i];
         if (kind == CLI_DOC_ENV && !s->flag && s->env && DOC(s, contracts))
             env_row(f, s);
+        if (kind == CLI_DOC_MAN_ENV && !s->flag && s->env && DOC(s, man)) {
+            char text[4096];
+            fill_text(s, s->doc->man, false, text, sizeof text);
+            if (s->env_over)
+                fprintf(f, ".TP\n.BR %s \", \" %s\n%s\n", s->env, s->env_over, text);
+            else
+                fprintf(f, ".TP\n.B %s\n%s\n", s->env, text);
+        }
         if (kind == CLI_DOC_CONTRACTS && s->flag && (s->commands & CLI_CMD_TRACK) && DOC(s, contracts))
             contracts_row(f, s);
         if (!s->flag || !(s->commands & CLI_CMD_TRACK))
@@ -291,8 +299,10 @@ int cli_settings_doc_for(FILE *f, cli_command cmd)
             const char *name = "?";
             for (size_t i = 0; i < cli_nsubcommands; i++)
                 name = cli_subcommands[i].cmd == cmd ? cli_subcommands[i].name : name;
-            fprintf(stderr, "settings: %s takes --%s but its text file has no words for it (docs/options: @help %s and @man %s)\n",
-                    name, s->flag, name, name);
+            fprintf(
+                stderr,
+                "settings: %s takes --%s but its text file has no words for it (docs/options: @help %s and @man %s)\n",
+                name, s->flag, name, name);
             rc = -1;
             continue;
         }
