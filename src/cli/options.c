@@ -123,12 +123,10 @@ void cli_usage_print(FILE *f)
     } streaming[] = {
         {"SENTINEL_API_TOKEN", "register the run at the Sentinel API and upload gzipped CSV batches to S3 (taken out "
                                "of the environment: the command does not inherit it)"},
-        {"SENTINEL_API_URL", "API base (default https://api.sentinel.sparecores.net)"},
-        {"TRACKER_UPLOAD_INTERVAL", "seconds between batches, fractional allowed (default 60)"},
-        {"TRACKER_FINISH_TIMEOUT", "the most seconds the end of the run waits for uploads and the API, and for the "
-                                   "reader of the samples (default 10); a FIFO's reader of --report, or of the step "
-                                   "summary, this long to come and as long again to take it"},
-        {"AWS_ENDPOINT_URL_S3", "S3 endpoint (path style); AWS_REGION the bucket's region"},
+        {"SENTINEL_API_URL", NULL}, /* NULL: the row's words (docs/options/VARIABLE.md) */
+        {"TRACKER_UPLOAD_INTERVAL", NULL},
+        {"TRACKER_FINISH_TIMEOUT", NULL},
+        {"AWS_ENDPOINT_URL_S3", NULL},
     };
     size_t width = (size_t)cli_text_width(f);
     fputs("Usage:\n", f);
@@ -145,9 +143,11 @@ void cli_usage_print(FILE *f)
     cli_settings_help(f);
     cli_prose_put(f, width, "\n\nStreaming (only when SENTINEL_API_TOKEN is set; without it no connection is made):\n");
     for (size_t i = 0; i < sizeof streaming / sizeof streaming[0]; i++) {
-        char tag[64];
+        char tag[64], what[1024];
         snprintf(tag, sizeof tag, "  %s", streaming[i].var);
-        cli_entry_put(f, width, tag, ENV_COL, ENV_COL, streaming[i].what);
+        cli_entry_put(f, width, tag, ENV_COL, ENV_COL,
+                      streaming[i].what ? streaming[i].what
+                                        : cli_setting_help(cli_setting_by_env(streaming[i].var), what, sizeof what));
     }
     cli_prose_put(f, width,
           "  Batches that cannot be uploaded are kept in $XDG_STATE_HOME/resource-tracker\n"

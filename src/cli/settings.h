@@ -321,6 +321,10 @@ const char *cli_setting_str(const cli_options *o, const cli_setting *s, char *wh
 /* Sets the merged value (merged_off) of every setting that has one. */
 void cli_settings_merge(cli_options *o);
 
+/* s's --help words (its file's @help) with its figures ({min}, {max}, {def}) and its lines
+ * joined, into buf; "" when it has none. Returns buf. */
+const char *cli_setting_help(const cli_setting *s, char *buf, size_t cap);
+
 /* Writes --help's option list (the tracking command's rows with help text, in table order). */
 void cli_settings_help(FILE *f);
 

@@ -35,6 +35,12 @@ static void fill_text(const cli_setting *s, const char *text, bool join, char *b
     buf[at] = '\0';
 }
 
+const char *cli_setting_help(const cli_setting *s, char *buf, size_t cap)
+{
+    fill_text(s, DOC(s, help) ? s->doc->help : "", true, buf, cap);
+    return buf;
+}
+
 #define HELP_COL 26 /* where the tracking command's option text starts */
 
 /* --help's tag of s ("  -o, --output OUT.html"; pad: "      --json" where there is no short
