@@ -108,7 +108,7 @@ static optdoc_part *open_part(optdoc *d, const char *name, size_t n, const char 
     d->parts = grown;
     optdoc_part *p = &d->parts[d->n++];
     *p = (optdoc_part){strdup(keys[k].key), commands ? strdup(commands) : NULL,
-                       keys[k].field ? strdup(rest) : strdup("")};
+                       keys[k].field ? strdup(rest) : strdup(""), line};
     if (!p->key || (commands && !p->commands) || !p->text) {
         snprintf(err, errlen, "%zu: out of memory", line);
         return NULL;
@@ -134,14 +134,14 @@ int optdoc_parse(const char *text, optdoc *d, char *err, size_t errlen)
 {
     *d = (optdoc){0};
     optdoc_part *block = NULL;
-    size_t line = 0, block_line = 0;
+    size_t line = 0;
     for (const char *p = text; *p;) {
         size_t n = strcspn(p, "\n");
         line++;
         if (p[0] == '@' && !(n > 1 && p[1] == '@')) {
-            if (block && !*block->text)
-                FAIL("%zu: @%s without lines", block_line, block->key);
             char head[512];
+            if (n > sizeof head)
+                FAIL("%zu: a line of @ over %zu bytes", line, sizeof head - 1);
             snprintf(head, sizeof head, "%.*s", (int)(n - 1), p + 1);
             size_t kn = strcspn(head, " ");
             const char *rest = head + kn + strspn(head + kn, " ");
@@ -149,7 +149,6 @@ int optdoc_parse(const char *text, optdoc *d, char *err, size_t errlen)
             if (!part)
                 goto fail;
             block = is_block(part->key) ? part : NULL;
-            block_line = line;
         } else if (block) {
             bool at = p[0] == '@'; /* "@@": a text "@" */
             if (add_line(block, p + at, n - at) < 0)
@@ -161,13 +160,13 @@ int optdoc_parse(const char *text, optdoc *d, char *err, size_t errlen)
     }
     if (d->n == 0)
         FAIL("1: the file must open with @option");
-    if (block && !*block->text)
-        FAIL("%zu: @%s without lines", block_line, block->key);
     for (size_t i = 0; i < d->n; i++) {
         optdoc_part *q = &d->parts[i];
         size_t len = strlen(q->text);
-        if (is_block(q->key) && len && q->text[len - 1] == '\n')
-            q->text[len - 1] = '\0';
+        while (is_block(q->key) && len && q->text[len - 1] == '\n') /* blank lines before the next part */
+            q->text[--len] = '\0';
+        if (is_block(q->key) && !len)
+            FAIL("%zu: @%s without lines", q->line, q->key);
         bool paired = strcmp(q->key, "help") == 0 || strcmp(q->key, "man") == 0;
         if (paired && q->commands && !optdoc_get(d, strcmp(q->key, "help") == 0 ? "man" : "help", q->commands))
             FAIL("@%s %s without @%s %s", q->key, q->commands, strcmp(q->key, "help") == 0 ? "man" : "help",

@@ -17,7 +17,8 @@
  *   @contracts-flag, -short, -default, -config, -env TEXT
  *                           docs/contracts.md's cell when not the one made from the row (the
  *                           default: @md-default's)
- * A block runs to the next line that starts with "@"; "@@" at a line's start is a text "@". */
+ * A block runs to the next line that starts with "@" (blank lines at its end are not its);
+ * "@@" at a line's start is a text "@". */
 #ifndef RT_CLI_OPTDOC_H
 #define RT_CLI_OPTDOC_H
 
@@ -28,6 +29,7 @@ typedef struct optdoc_part {
     char *key;      /* "option", "man-arg", "md-default", "help", "man", "md", "contracts", ... */
     char *commands; /* help's, man's and contracts' subcommands ("summary report"); NULL: the tracking command's */
     char *text;     /* the value, or the block's lines ('\n' between them, none at the end) */
+    size_t line;    /* the line of its "@" */
 } optdoc_part;
 
 typedef struct optdoc {

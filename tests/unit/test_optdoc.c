@@ -55,6 +55,11 @@ static void reads_fields_and_blocks(void **state)
     assert_string_equal(optdoc_get(&d, "contracts", NULL), "the job");
     assert_string_equal(optdoc_get(&d, "contracts", "recommend history"), "`--job-id`");
     optdoc_free(&d);
+    /* blank lines between parts are not the block's */
+    assert_int_equal(optdoc_parse("@option --x\n@help\na\n\nb\n\n\n@md\nc\n\n", &d, err, sizeof err), 0);
+    assert_string_equal(optdoc_get(&d, "help", NULL), "a\n\nb");
+    assert_string_equal(optdoc_get(&d, "md", NULL), "c");
+    optdoc_free(&d);
     /* no newline at the end of the file */
     assert_int_equal(optdoc_parse("@option --x\n@help\nlast", &d, err, sizeof err), 0);
     assert_string_equal(optdoc_get(&d, "help", NULL), "last");
@@ -75,6 +80,7 @@ static void refuses_malformed_files(void **state)
         {"@option --x\n@helps\nx\n", "2: unknown key '@helps'"},
         {"@option --x\n@help\n@man\nx\n", "2: @help without lines"},
         {"@option --x\n@man\nx\n@help\n", "4: @help without lines"},
+        {"@option --x\n@md\n\n\n@man\nx\n", "2: @md without lines"},
         {"@option --x\n@help\na\n@help\nb\n", "4: @help twice"},
         {"@option --x\n@md summary\na\n", "2: @md takes no words after it"},
         {"@option --x\n@md-default 1\nloose\n", "3: text outside a block"},
