@@ -127,7 +127,7 @@ typedef struct rt_history_basis {
 } rt_history_basis;
 
 /* The basis of the runs who[idx[0..n)] (idx NULL: who[0..n)) into *out. Returns RT_OK,
- * RT_ERR_INVALID (who or out NULL), RT_ERR_NOMEM. (0.22) */
+ * RT_ERR_INVALID (who or out NULL), RT_ERR_NOMEM. (0.23) */
 RT_API rt_error rt_history_basis_of(const rt_history_who *who, const size_t *idx, size_t n, rt_history_basis *out);
 
 /* The runs `recommend --job JOB` answers from: rt_history_runs's, and with whole_job (the tool
@@ -136,7 +136,7 @@ RT_API rt_error rt_history_basis_of(const rt_history_who *who, const size_t *idx
  * time (at most 4096), until the first of another job or the history's first is in; then *n is
  * the job's runs, or its tasks or nodes as its member says them, or `last`, the most of them
  * (no more than were read). A read after the first that fails keeps the first's runs. Returns as
- * rt_history_runs. (0.22) */
+ * rt_history_runs. (0.23) */
 RT_API int rt_history_job_runs(const char *target, const char *job, long last, int whole_job, rt_summary **runs,
                                size_t *n, rt_history_who **who, char *err, size_t cap);
 

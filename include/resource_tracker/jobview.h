@@ -90,7 +90,7 @@ RT_API size_t rt_job_group(const rt_summary *const *runs, size_t n, size_t *grou
  * the job of runs[0] (none when it names none), else the runs of the first job that two runs or
  * more name (a job's files: `recommend FILE...`, `report FILE...`); which runs are one job as
  * rt_job_group says. Their indices, in order, into idx[] (n of them, the caller's). Returns their
- * count (0: no such job, or NULL). (0.22) */
+ * count (0: no such job, or NULL). (0.23) */
 RT_API size_t rt_job_pick(const rt_summary *const *runs, size_t n, int newest, size_t *idx);
 
 /* Puts runs[0..n) (each a file's summary with a member; rt_stats_summary) together as one job:

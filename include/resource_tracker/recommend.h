@@ -151,12 +151,12 @@ RT_API int64_t rt_cores_fewest(const struct rt_cores_table *t, double max_slowdo
  * t. */
 RT_API double rt_cores_own_secs(const struct rt_cores_table *t);
 
-/* 0.22: the core-hours of t's run under cores cores: cores x its predicted duration there (past
+/* 0.23: the core-hours of t's run under cores cores: cores x its predicted duration there (past
  * the table's last row, the last row's) / 3600, as each row's core_hours (a price per core-hour
  * times it is the run's money under them). NaN for a NULL or empty t or cores below 1. */
 RT_API double rt_cores_core_hours(const struct rt_cores_table *t, int64_t cores);
 
-/* 0.22: t as recommend --json's table of the run under other core counts (docs/contracts.md
+/* 0.23: t as recommend --json's table of the run under other core counts (docs/contracts.md
  * §8): one JSON object without a newline, the table's members as the summary's "cores" has them
  * (in seconds) and "rows":[{"cores","duration_secs","core_hours","wait_bound","cost_usd"},..],
  * each row's cost its core-hours times usd_per_core_hour (null for NaN: no price), each number
@@ -222,7 +222,7 @@ RT_API size_t rt_recommendation_gpu_notes(const rt_recommendation *rec, const st
 RT_API size_t rt_recommendation_gpu_scheduler_note(const rt_recommendation *rec, rt_scheduler sched, char *buf,
                                                    size_t cap);
 
-/* 0.22: rec as recommend --json's "recommendation" object (docs/contracts.md §8), one JSON object
+/* 0.23: rec as recommend --json's "recommendation" object (docs/contracts.md §8), one JSON object
  * without a newline: its members in that order, a number as the double a JSON parser reads back
  * the same (a real with its decimal point, an integer as one; null for NaN and RT_NULL_I64), the
  * GPU ask's notes with the prices of smaller and like as rt_recommendation_gpu_notes takes them

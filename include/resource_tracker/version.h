@@ -13,9 +13,9 @@ extern "C" {
 #endif
 
 #define RT_VERSION_MAJOR 0
-#define RT_VERSION_MINOR 22
+#define RT_VERSION_MINOR 23
 #define RT_VERSION_PATCH 0
-#define RT_VERSION "0.22.0"
+#define RT_VERSION "0.23.0"
 /* 0xMMmmpp: compare with rt_version_num() to learn whether the loaded library is as new as
  * the header a binding was written for. */
 #define RT_VERSION_NUM ((RT_VERSION_MAJOR << 16) | (RT_VERSION_MINOR << 8) | RT_VERSION_PATCH)
