@@ -50,7 +50,7 @@ class HistoryWho(Structure):
 
 
 class HistoryBasis(Structure):
-    """rt_history_basis: what an answer from a history's runs is based on (0.22)."""
+    """rt_history_basis: what an answer from a history's runs is based on (0.23)."""
 
     _fields_ = [("runs", c_size_t), ("hosts", c_size_t), ("users", c_size_t), ("runs_without_user", c_size_t)]
 
@@ -72,7 +72,7 @@ _PROTOTYPES = {
     "rt_job_view_free": (None, [c_void_p]),
     "rt_format_job_view_json": (c_int, [c_void_p, c_char_p, c_size_t, POINTER(c_size_t)]),
     "rt_job_view_ask": (c_size_t, [c_void_p, c_int, c_char_p, c_size_t]),
-    "rt_job_pick": (c_size_t, [POINTER(POINTER(Summary)), c_size_t, c_int, POINTER(c_size_t)]),  # 0.22
+    "rt_job_pick": (c_size_t, [POINTER(POINTER(Summary)), c_size_t, c_int, POINTER(c_size_t)]),  # 0.23
     # a run history read back (experimental, 0.22): its runs as summaries, who ran each
     "rt_history_runs": (c_int, [c_char_p, c_char_p, c_long, POINTER(POINTER(Summary)), POINTER(c_size_t),
                                 POINTER(POINTER(HistoryWho)), c_char_p, c_size_t]),
