@@ -114,22 +114,26 @@ void rt_prom_num(rt_prom_out *f, const rt_kv *extra, size_t n, double v, int dec
     rt_ob_put(f->o, "\n", 1);
 }
 
+/* An integer's series: its sign (a minus when negative), then its magnitude. */
+static void int_series(rt_prom_out *f, const rt_kv *extra, size_t n, bool negative, uint64_t magnitude)
+{
+    series_start(f, extra, n);
+    if (negative)
+        rt_ob_put(f->o, "-", 1);
+    rt_ob_u64(f->o, magnitude);
+    rt_ob_put(f->o, "\n", 1);
+}
+
 void rt_prom_u64(rt_prom_out *f, const rt_kv *extra, size_t n, uint64_t v)
 {
-    if (v == RT_NULL_U64)
-        return;
-    series_start(f, extra, n);
-    rt_ob_u64(f->o, v);
-    rt_ob_put(f->o, "\n", 1);
+    if (v != RT_NULL_U64)
+        int_series(f, extra, n, false, v);
 }
 
 void rt_prom_i64(rt_prom_out *f, const rt_kv *extra, size_t n, int64_t v)
 {
-    if (v == RT_NULL_I64)
-        return;
-    series_start(f, extra, n);
-    rt_ob_i64(f->o, v);
-    rt_ob_put(f->o, "\n", 1);
+    if (v != RT_NULL_I64)
+        int_series(f, extra, n, v < 0, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
 }
 
 /* ---- figures read from the structs through the schema's tables (core/schema.h) ----------- */
