@@ -1,8 +1,10 @@
 /* context.c - the sampler's shared context set up (roots, logger, clock tick, buffer) and its
  * reading helpers: kept-open procfs files opened once and re-read from offset 0 into the one
- * shared buffer (opened for each read instead where descriptors are short), failures logged. */
+ * shared buffer (opened for each read instead where descriptors are short), failures logged;
+ * and the arrays a list part (disks, network) rebuilds when its devices change. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -74,4 +76,20 @@ bool rt_ctx_read_list(rt_sample_ctx *c, int fd, const char *path, rt_list_parse_
     *n = got;
     *sig = h;
     return true;
+}
+
+int rt_ctx_lists_new(rt_sample_ctx *c, const char *who, size_t n, void *states, size_t state_size, void *outs,
+                     size_t out_size, void *ptrs)
+{
+    size_t m = n ? n : 1;
+    void *s = calloc(m, state_size), *o = calloc(m, out_size), *p = calloc(m, sizeof(void *));
+    if (!s || !o || !p) {
+        rt_free_all(s, o, p);
+        rt_log(&c->log, RT_LOG_WARN, "%s: out of memory", who);
+        return -1;
+    }
+    *(void **)states = s;
+    *(void **)outs = o;
+    *(void **)ptrs = p;
+    return 0;
 }

@@ -49,4 +49,11 @@ typedef size_t (*rt_list_parse_fn)(const char *text, size_t len, void *out, size
 bool rt_ctx_read_list(rt_sample_ctx *c, int fd, const char *path, rt_list_parse_fn parse, void *list, size_t *cap,
                       size_t elem, size_t name_off, size_t *n, uint64_t *sig);
 
+/* The arrays a list part rebuilds for n devices (at least one element each, zeroed): its states
+ * (state_size bytes each) into *states, the public structs the sample shows (out_size bytes
+ * each) into *outs, the pointers to them into *ptrs (each argument the address of the caller's
+ * pointer). All or none: returns 0, or -1 (logged as "<who>: out of memory", nothing set). */
+int rt_ctx_lists_new(rt_sample_ctx *c, const char *who, size_t n, void *states, size_t state_size, void *outs,
+                     size_t out_size, void *ptrs);
+
 #endif

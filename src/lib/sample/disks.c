@@ -239,16 +239,11 @@ static void rediscover_disks(rt_disk_part *p, rt_sample_ctx *c)
     for (size_t i = 0; i < p->nds; i++)
         if (rt_block_is_listed(&c->roots, p->ds[i].name))
             count++;
-    rt_disk_state *nd = calloc(count ? count : 1, sizeof *nd);
-    rt_disk *od = calloc(count ? count : 1, sizeof *od);
-    const rt_disk **op = calloc(count ? count : 1, sizeof *op);
-    if (!nd || !od || !op) {
-        free(nd);
-        free(od);
-        free(op);
-        rt_log(&c->log, RT_LOG_WARN, "disks: out of memory");
+    rt_disk_state *nd;
+    rt_disk *od;
+    const rt_disk **op;
+    if (rt_ctx_lists_new(c, "disks", count, &nd, sizeof *nd, &od, sizeof *od, &op) < 0)
         return;
-    }
     size_t k = 0;
     for (size_t i = 0; i < p->nds && k < count; i++) {
         if (!rt_block_is_listed(&c->roots, p->ds[i].name))
@@ -279,9 +274,7 @@ static void rediscover_disks(rt_disk_part *p, rt_sample_ctx *c)
         rt_disk_info_free(&p->disks[j].info);
         rt_close(&p->disks[j].stat_fd); /* a disk gone (a moved one's is -1 here) */
     }
-    free(p->disks);
-    free(p->out);
-    free(p->out_ptrs);
+    rt_free_all(p->disks, p->out, p->out_ptrs);
     p->disks = nd;
     p->ndisks = k;
     p->out = od;

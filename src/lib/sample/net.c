@@ -26,17 +26,11 @@ static int by_name(const void *a, const void *b)
  * new interface starts from its current counters. */
 static void rediscover(rt_net_part *p, rt_sample_ctx *c)
 {
-    size_t n = p->nnd ? p->nnd : 1;
-    rt_iface_state *ni = calloc(n, sizeof *ni);
-    rt_net_iface *oi = calloc(n, sizeof *oi);
-    const rt_net_iface **op = calloc(n, sizeof *op);
-    if (!ni || !oi || !op) {
-        free(ni);
-        free(oi);
-        free(op);
-        rt_log(&c->log, RT_LOG_WARN, "network: out of memory");
+    rt_iface_state *ni;
+    rt_net_iface *oi;
+    const rt_net_iface **op;
+    if (rt_ctx_lists_new(c, "network", p->nnd, &ni, sizeof *ni, &oi, sizeof *oi, &op) < 0)
         return;
-    }
     size_t k = 0;
     for (size_t i = 0; i < p->nnd; i++) {
         rt_iface_state *f = &ni[k];
@@ -67,9 +61,7 @@ static void rediscover(rt_net_part *p, rt_sample_ctx *c)
     qsort(ni, k, sizeof *ni, by_name); /* each keeps its nd_index into this parse */
     for (size_t j = 0; j < p->nifaces; j++)
         rt_netif_info_free(&p->ifaces[j].info);
-    free(p->ifaces);
-    free(p->out);
-    free(p->out_ptrs);
+    rt_free_all(p->ifaces, p->out, p->out_ptrs);
     p->ifaces = ni;
     p->nifaces = k;
     p->out = oi;
