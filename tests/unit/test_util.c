@@ -265,6 +265,15 @@ static void struct_copy(void **state)
     assert_true(d.struct_size == defaults.struct_size && d.a == defaults.a && d.name == defaults.name &&
                 d.b == defaults.b && d.c == defaults.c);
 
+    /* a copy that must hold its first members: 1 copied, 0 for NULL, -1 below them (untouched) */
+    d = defaults;
+    assert_int_equal(rt_struct_copy_least(&d, sizeof d, &old, sizeof old), 1);
+    assert_string_equal(d.name, "old");
+    d = defaults;
+    assert_int_equal(rt_struct_copy_least(&d, sizeof d, NULL, sizeof old), 0);
+    assert_int_equal(rt_struct_copy_least(&d, sizeof d, &old, sizeof old + 1), -1);
+    assert_string_equal(d.name, "def");
+
     /* the public options go the same way: a too-small struct_size is RT_ERR_INVALID */
     rt_sampler_options so = RT_SAMPLER_OPTIONS_INIT;
     so.struct_size = 1;

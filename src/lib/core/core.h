@@ -214,6 +214,11 @@ uint64_t rt_hash_str(uint64_t h, const char *s);
  * Returns 0, or -1 (dst untouched) when src->struct_size is smaller than a size_t. NULL src:
  * the defaults stay. */
 int rt_struct_copy(void *dst, size_t dst_size, const void *src);
+/* rt_struct_copy for a struct a copy keeps (rt_member_keep, rt_request_keep): src must hold at
+ * least its first `least` bytes (the members the keeper reads). Returns 1 when copied, 0 for a
+ * NULL src (nothing copied), -1 (dst untouched) when src's struct_size is below least or a
+ * size_t. */
+int rt_struct_copy_least(void *dst, size_t dst_size, const void *src, size_t least);
 
 #define RT_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -10,11 +10,10 @@ int rt_member_keep(rt_member_copy *dst, const rt_member *src)
     memset(dst, 0, sizeof *dst);
     rt_member clear = RT_MEMBER_INIT;
     dst->m = clear;
-    if (!src)
-        return 0;
-    if (src->struct_size < offsetof(rt_member, from) + sizeof(const char *) ||
-        rt_struct_copy(&dst->m, sizeof dst->m, src) < 0) /* the copy's struct_size: its own */
-        return -1;
+    /* the copy's struct_size: its own */
+    int got = rt_struct_copy_least(&dst->m, sizeof dst->m, src, offsetof(rt_member, from) + sizeof(const char *));
+    if (got <= 0)
+        return got;
     rt_member *m = &dst->m;
     m->job_id = rt_copy_cut_said(dst->job_id, sizeof dst->job_id, m->job_id);
     m->step_id = rt_copy_cut_said(dst->step_id, sizeof dst->step_id, m->step_id);

@@ -21,11 +21,11 @@ int rt_request_keep(rt_request_copy *dst, const rt_request *src)
 {
     memset(dst, 0, sizeof *dst);
     dst->r.struct_size = sizeof dst->r;
-    if (!src)
-        return 0;
-    if (src->struct_size < offsetof(rt_request, time_limit_from) + sizeof(const char *) ||
-        rt_struct_copy(&dst->r, sizeof dst->r, src) < 0) /* the copy's struct_size: its own */
-        return -1;
+    /* the copy's struct_size: its own */
+    int got =
+        rt_struct_copy_least(&dst->r, sizeof dst->r, src, offsetof(rt_request, time_limit_from) + sizeof(const char *));
+    if (got <= 0)
+        return got;
     rt_request *r = &dst->r;
     r->place = rt_copy_cut_said(dst->place, sizeof dst->place, r->place);
     figure(&r->cpu_cores, &r->cpu_from, dst->cpu_from, sizeof dst->cpu_from);

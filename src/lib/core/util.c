@@ -98,6 +98,15 @@ int rt_struct_copy(void *dst, size_t dst_size, const void *src)
     return 0;
 }
 
+int rt_struct_copy_least(void *dst, size_t dst_size, const void *src, size_t least)
+{
+    if (!src)
+        return 0;
+    size_t n;
+    memcpy(&n, src, sizeof n);
+    return n < least || rt_struct_copy(dst, dst_size, src) < 0 ? -1 : 1;
+}
+
 bool rt_parse_u64(const char **pp, const char *end, uint64_t *out)
 {
     const char *p = *pp;
