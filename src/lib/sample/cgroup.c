@@ -69,18 +69,21 @@ static rt_cg_group *group_of_pid(rt_sample_ctx *c, int64_t pid)
     return g;
 }
 
+/* The part's whole state before its first reading (no group yet, nothing read, the rest zero),
+ * for a group of its own (own), the process' own (self), or one whose members are checked
+ * against the tree (check_members). */
+static void part_start(rt_cg_part *p, bool own, bool self, bool check_members)
+{
+    /* an own group starts empty: its first interval counts from nothing */
+    uint64_t before = own ? 0 : RT_NULL_U64;
+    *p = (rt_cg_part){.own = own, .self = self, .check_members = check_members, .pids_seen = RT_NULL_I64,
+                      .unreclaimable_peak = RT_NULL_U64, .last_charge = before, .last_peak = before,
+                      .last_cache = before};
+}
+
 int rt_cg_part_open(rt_cg_part *p, rt_sample_ctx *c, const struct rt_job_cgroup *jg, int64_t pid, bool root_only)
 {
-    p->group = NULL;
-    p->own = jg != NULL;
-    p->self = false;
-    p->check_members = !p->own || root_only;
-    p->pids_seen = RT_NULL_I64;
-    p->unreclaimable_peak = RT_NULL_U64;
-    p->unsure = 0;
-    /* an own group starts empty: its first interval counts from nothing */
-    p->last_charge = p->last_peak = p->last_cache = p->own ? 0 : RT_NULL_U64;
-    p->moved = false;
+    part_start(p, jg != NULL, false, !jg || root_only);
     if (jg)
         p->group = rt_cg_group_of_job(jg, &c->log);
     else if (pid > 0)
@@ -115,15 +118,8 @@ static bool all_in_tree(rt_cg_part *p, rt_sample_ctx *c, rt_proctree *tree)
 
 void rt_cg_part_open_self(rt_cg_part *p, rt_sample_ctx *c)
 {
+    part_start(p, false, true, false);
     p->group = group_of_pid(c, 0);
-    p->own = false;
-    p->self = true;
-    p->check_members = false;
-    p->pids_seen = RT_NULL_I64;
-    p->unreclaimable_peak = RT_NULL_U64;
-    p->unsure = 0;
-    p->last_charge = p->last_peak = p->last_cache = RT_NULL_U64;
-    p->moved = false;
 }
 
 void rt_cg_part_snapshot(rt_cg_part *p, rt_sample_ctx *c, rt_proctree *tree, double mono)
