@@ -44,6 +44,22 @@ static rt_error own_sink(const rt_sink_ops *ops, void *obj, void (*free_obj)(voi
     return e;
 }
 
+/* A sink over an adapter of size bytes whose first member is obj's pointer (the other members
+ * zeroed), freed by ops->free; on failure obj is freed by free_obj (when given). */
+static rt_error adapter_sink(const rt_sink_ops *ops, void *obj, void (*free_obj)(void *), size_t size, rt_sink **out)
+{
+    void **adapter = obj && out ? calloc(1, size) : NULL;
+    if (!adapter) {
+        if (out)
+            *out = NULL;
+        if (obj)
+            free_obj(obj);
+        return obj && out ? RT_ERR_NOMEM : RT_ERR_INVALID;
+    }
+    *adapter = obj;
+    return own_sink(ops, adapter, ops->free, out);
+}
+
 /* ---- the writer ----------------------------------------------------------------------------- */
 
 static rt_error writer_add(void *self, const rt_sample *s, const rt_record *rec)
@@ -97,7 +113,7 @@ rt_error rt_stream_sink_new(rt_stream *st, rt_sink **out)
 /* ---- the /metrics server --------------------------------------------------------------------- */
 
 typedef struct prom_sink {
-    rt_prom_server *srv; /* NULL once the run ended */
+    rt_prom_server *srv; /* first (adapter_sink); NULL once the run ended */
 } prom_sink;
 
 /* Figures that could not be formatted leave the last ones served: the sink goes on. */
@@ -135,6 +151,11 @@ static void prom_free(void *self)
     free(ps);
 }
 
+static void server_free(void *srv)
+{
+    rt_prom_free(srv);
+}
+
 rt_error rt_prom_sink_new(rt_prom_server *srv, rt_sink **out)
 {
     static const rt_sink_ops ops = {.struct_size = sizeof ops,
@@ -142,25 +163,13 @@ rt_error rt_prom_sink_new(rt_prom_server *srv, rt_sink **out)
                                     .set_host = prom_set_host,
                                     .finish = prom_finish,
                                     .free = prom_free};
-    if (out)
-        *out = NULL;
-    if (!srv || !out) {
-        rt_prom_free(srv);
-        return RT_ERR_INVALID;
-    }
-    prom_sink *ps = calloc(1, sizeof *ps);
-    if (!ps) {
-        rt_prom_free(srv);
-        return RT_ERR_NOMEM;
-    }
-    ps->srv = srv;
-    return own_sink(&ops, ps, prom_free, out);
+    return adapter_sink(&ops, srv, server_free, sizeof(prom_sink), out);
 }
 
 /* ---- the OTLP exporter ----------------------------------------------------------------------- */
 
 typedef struct otlp_sink {
-    rt_otlp *ex;
+    rt_otlp *ex;        /* first (adapter_sink) */
     pthread_t finisher; /* the last push, beside the other sinks' ends */
     bool finishing;
 } otlp_sink;
@@ -202,49 +211,34 @@ static void otlp_free(void *self)
     free(os);
 }
 
+static void exporter_free(void *ex)
+{
+    rt_otlp_free(ex);
+}
+
 rt_error rt_otlp_sink_new(rt_otlp *ex, rt_sink **out)
 {
     static const rt_sink_ops ops = {
         .struct_size = sizeof ops, .add = otlp_add, .finish = otlp_finish, .free = otlp_free};
-    if (out)
-        *out = NULL;
-    if (!ex || !out) {
-        rt_otlp_free(ex);
-        return RT_ERR_INVALID;
-    }
-    otlp_sink *os = calloc(1, sizeof *os);
-    if (!os) {
-        rt_otlp_free(ex);
-        return RT_ERR_NOMEM;
-    }
-    os->ex = ex;
-    return own_sink(&ops, os, otlp_free, out);
+    return adapter_sink(&ops, ex, exporter_free, sizeof(otlp_sink), out);
 }
 
 /* ---- the statistics and the report: the caller's, read after the run -------------------------- */
 
-static rt_error stats_add(void *self, const rt_sample *s, const rt_record *rec)
-{
-    (void)s;
-    rt_stats_add_sized(self, rec, sizeof *rec);
-    return RT_OK;
-}
+/* The sink new_fn makes over a caller's obj of type: each record handed to add_sized (the
+ * object's rt_*_add_sized) through the callback add_fn; the object stays the caller's. */
+#define RECORD_SINK(new_fn, type, add_fn, add_sized)                                                                   \
+    static rt_error add_fn(void *self, const rt_sample *s, const rt_record *rec)                                       \
+    {                                                                                                                  \
+        (void)s;                                                                                                       \
+        add_sized(self, rec, sizeof *rec);                                                                             \
+        return RT_OK;                                                                                                  \
+    }                                                                                                                  \
+    rt_error new_fn(type *obj, rt_sink **out)                                                                          \
+    {                                                                                                                  \
+        static const rt_sink_ops ops = {.struct_size = sizeof ops, .add = add_fn, .reads_record = 1};                  \
+        return own_sink(&ops, obj, NULL, out);                                                                         \
+    }
 
-rt_error rt_stats_sink_new(rt_stats *st, rt_sink **out)
-{
-    static const rt_sink_ops ops = {.struct_size = sizeof ops, .add = stats_add, .reads_record = 1};
-    return own_sink(&ops, st, NULL, out);
-}
-
-static rt_error report_add(void *self, const rt_sample *s, const rt_record *rec)
-{
-    (void)s;
-    rt_report_add_sized(self, rec, sizeof *rec);
-    return RT_OK;
-}
-
-rt_error rt_report_sink_new(rt_report *r, rt_sink **out)
-{
-    static const rt_sink_ops ops = {.struct_size = sizeof ops, .add = report_add, .reads_record = 1};
-    return own_sink(&ops, r, NULL, out);
-}
+RECORD_SINK(rt_stats_sink_new, rt_stats, stats_add, rt_stats_add_sized)
+RECORD_SINK(rt_report_sink_new, rt_report, report_add, rt_report_add_sized)
