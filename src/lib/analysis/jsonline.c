@@ -116,6 +116,13 @@ void rt_jline_reset(rt_jline *jl)
     jl->clock[0] = jl->clock[1] = 0;
 }
 
+/* A device's name kept in dst[cap] when it is named and fits: whether it was (else dst empty). */
+static bool keep_name(char *dst, size_t cap, const char *name, bool named)
+{
+    dst[0] = '\0';
+    return named && name && rt_copy_str(dst, cap, name);
+}
+
 void rt_jline_add_dev(rt_jl_list *l, const char *name, bool named, double ta, double tb, double ra, double rb)
 {
     if (l->n >= RT_JL_MAX_DEV) {
@@ -124,11 +131,7 @@ void rt_jline_add_dev(rt_jl_list *l, const char *name, bool named, double ta, do
         return;
     }
     rt_jl_dev *d = &l->dev[l->n++];
-    d->named = named && strlen(name) < sizeof d->name;
-    if (d->named)
-        memcpy(d->name, name, strlen(name) + 1);
-    else
-        d->name[0] = '\0';
+    d->named = keep_name(d->name, sizeof d->name, name, named);
     d->total_a = ta;
     d->total_b = tb;
     d->rate_a = ra;
@@ -145,11 +148,7 @@ void rt_jline_add_mount(rt_jline *jl, const char *point, bool named, double tota
         return;
     }
     rt_jl_mount *m = &jl->mount[jl->nmount++];
-    m->named = named && strlen(point) < sizeof m->point;
-    if (m->named)
-        memcpy(m->point, point, strlen(point) + 1);
-    else
-        m->point[0] = '\0';
+    m->named = keep_name(m->point, sizeof m->point, point, named);
     m->total = total;
     m->used = used;
 }
@@ -160,11 +159,7 @@ void rt_jline_add_gpu(rt_jline *jl, const char *uuid, bool named, double util_pc
         rt_jl_gpu *g = &jl->gpu[jl->ngpu++];
         for (size_t w = 0; w < sizeof g->work / sizeof(double); w++)
             ((double *)(void *)&g->work)[w] = NAN;
-        g->named = uuid && named && strlen(uuid) < sizeof g->uuid;
-        if (g->named)
-            memcpy(g->uuid, uuid, strlen(uuid) + 1);
-        else
-            g->uuid[0] = '\0';
+        g->named = keep_name(g->uuid, sizeof g->uuid, uuid, named);
         g->util = util_pct;
         g->used = vram_used;
         g->total = vram_total;
