@@ -1,6 +1,8 @@
 /* dl.c - loading an optional shared library and resolving its functions into a table (dl.h); in
- * the static build, saying that it cannot. */
+ * the static build, saying that it cannot. And the once-only loading of a library loaded at first
+ * use (rt_dl_lazy). */
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,4 +34,23 @@ void *rt_dl_load(const char *soname, const rt_dl_sym *syms, size_t n, void *api,
     }
     return dl;
 #endif
+}
+
+rt_error rt_dl_lazy_load(rt_dl_lazy *lazy, void (*load)(void), char *err, size_t cap)
+{
+    pthread_once(&lazy->once, load);
+    if (rt_dl_lazy_calls(lazy))
+        return RT_OK;
+    snprintf(err, cap, "%s", lazy->error);
+    return RT_ERR_UNSUPPORTED;
+}
+
+void rt_dl_lazy_done(rt_dl_lazy *lazy, const void *calls)
+{
+    atomic_store(&lazy->ready, calls);
+}
+
+const void *rt_dl_lazy_calls(rt_dl_lazy *lazy)
+{
+    return atomic_load(&lazy->ready);
 }

@@ -2,8 +2,6 @@
  * dlopen and the calls of pg_dl.h resolved into one table, so that the tool and its static build
  * start without PostgreSQL's client library and say what to install when a postgresql:// history
  * needs it. The static build loads nothing (a PostgreSQL history needs the dynamic tool). */
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,14 +10,12 @@
 #include "resource_tracker.h"
 
 static rt_pg_api calls;
-static const rt_pg_api *_Atomic ready; /* &calls once loaded */
-static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char load_error[800];
-static const char *soname = "libpq.so.5";
+static rt_dl_lazy lib = RT_DL_LAZY_INIT("libpq.so.5", load_error);
 
 void rt_pg_use(const char *name)
 {
-    soname = name;
+    lib.soname = name;
 }
 
 #define PG(slot) RT_DL_SYM("PQ", rt_pg_api, slot)
@@ -41,27 +37,23 @@ static void load(void)
 #endif
     rt_pg_api t;
     char why[300];
-    if (!rt_dl_load(soname, symbols, sizeof symbols / sizeof symbols[0], &t, why, sizeof why)) {
+    if (!rt_dl_load(lib.soname, symbols, sizeof symbols / sizeof symbols[0], &t, why, sizeof why)) {
         snprintf(load_error, sizeof load_error,
                  "cannot load %s (%s): a PostgreSQL history needs PostgreSQL's client library, 9.2 or later "
                  "(Debian, Ubuntu: apt-get install libpq5; RHEL, Fedora: dnf install libpq)",
-                 soname, why);
+                 lib.soname, why);
         return;
     }
     calls = t;
-    atomic_store(&ready, &calls);
+    rt_dl_lazy_done(&lib, &calls);
 }
 
 rt_error rt_pg_load(char *err, size_t cap)
 {
-    pthread_once(&once, load);
-    if (atomic_load(&ready))
-        return RT_OK;
-    snprintf(err, cap, "%s", load_error);
-    return RT_ERR_UNSUPPORTED;
+    return rt_dl_lazy_load(&lib, load, err, cap);
 }
 
 const rt_pg_api *rt_pg_calls(void)
 {
-    return atomic_load(&ready);
+    return rt_dl_lazy_calls(&lib);
 }

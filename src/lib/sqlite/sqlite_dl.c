@@ -2,8 +2,6 @@
  * and its calls resolved into one table by core/dl.c's rt_dl_load, or in the static build the
  * table of calls that the loader helper answers (sqlite_bridge.h). Also built into the helper program
  * (src/lib/bridge/), which loads the target's SQLite with it. */
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,15 +10,12 @@
 #include "sqlite_bridge.h"
 
 static rt_sqlite_api calls;
-static const rt_sqlite_api *_Atomic ready; /* &calls once loaded */
-
-static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char load_error[256];
-static const char *soname = "libsqlite3.so.0";
+static rt_dl_lazy lib = RT_DL_LAZY_INIT("libsqlite3.so.0", load_error);
 
 void rt_sqlite_use(const char *name)
 {
-    soname = name;
+    lib.soname = name;
 }
 
 #ifndef RT_STATIC_BUILD
@@ -39,35 +34,31 @@ static void load(void)
 #ifdef RT_STATIC_BUILD /* no loader here: a helper loads the target's SQLite (sqlite_bridge.h) */
     char why[sizeof load_error - 40];
     if (rt_sqlite_bridge_install(&calls, why, sizeof why) == 0) {
-        atomic_store(&ready, &calls);
+        rt_dl_lazy_done(&lib, &calls);
         return;
     }
     if (strncmp(why, "cannot load ", 12) == 0) /* the helper's own words */
         snprintf(load_error, sizeof load_error, "%s", why);
     else
-        snprintf(load_error, sizeof load_error, "cannot load %s: %s", soname, why);
+        snprintf(load_error, sizeof load_error, "cannot load %s: %s", lib.soname, why);
 #else
     rt_sqlite_api t;
     char why[sizeof load_error - 40];
-    if (!rt_dl_load(soname, symbols, sizeof symbols / sizeof symbols[0], &t, why, sizeof why)) {
-        snprintf(load_error, sizeof load_error, "cannot load %s (%s)", soname, why);
+    if (!rt_dl_load(lib.soname, symbols, sizeof symbols / sizeof symbols[0], &t, why, sizeof why)) {
+        snprintf(load_error, sizeof load_error, "cannot load %s (%s)", lib.soname, why);
         return;
     }
     calls = t;
-    atomic_store(&ready, &calls);
+    rt_dl_lazy_done(&lib, &calls);
 #endif
 }
 
 rt_error rt_sqlite_load(char *err, size_t cap)
 {
-    pthread_once(&once, load);
-    if (atomic_load(&ready))
-        return RT_OK;
-    snprintf(err, cap, "%s", load_error);
-    return RT_ERR_UNSUPPORTED;
+    return rt_dl_lazy_load(&lib, load, err, cap);
 }
 
 const rt_sqlite_api *rt_sqlite_calls(void)
 {
-    return atomic_load(&ready);
+    return rt_dl_lazy_calls(&lib);
 }
