@@ -57,34 +57,49 @@ static void hw_put_to(void *w, const char *s, size_t n)
 }
 #define rpt_hw_fmt(w, ...) rt_putf(hw_put_to, 1 ? (w) : (rpt_hw *)0, __VA_ARGS__)
 
-/* s as HTML text or attribute value: & < > " ' escaped, control characters dropped (tab and
- * newline kept), invalid UTF-8 replaced by U+FFFD. */
-void rpt_hw_html(rpt_hw *w, const char *s)
+/* Walks s by UTF-8 character: an invalid byte written as bad (U+FFFD as the output writes it),
+ * each character handed to put (its k bytes at p). */
+static void each_char(rpt_hw *w, const char *s, const char *bad, void (*put)(rpt_hw *, const unsigned char *, size_t))
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t n = strlen(s);
     while (n > 0) {
         size_t k = rt_utf8_len(p, n);
         if (k == 0) {
-            rpt_hw_lit(w, "\xEF\xBF\xBD");
+            rpt_hw_lit(w, bad);
             k = 1;
-        } else if (k == 1) {
-            switch (*p) {
-            case '&': rpt_hw_lit(w, "&amp;"); break;
-            case '<': rpt_hw_lit(w, "&lt;"); break;
-            case '>': rpt_hw_lit(w, "&gt;"); break;
-            case '"': rpt_hw_lit(w, "&quot;"); break;
-            case '\'': rpt_hw_lit(w, "&#39;"); break;
-            default:
-                if (*p >= 0x20 || *p == '\t' || *p == '\n')
-                    rpt_hw_put(w, (const char *)p, 1);
-            }
         } else {
-            rpt_hw_put(w, (const char *)p, k);
+            put(w, p, k);
         }
         p += k;
         n -= k;
     }
+}
+
+/* One character of HTML text (rpt_hw_html). */
+static void html_char(rpt_hw *w, const unsigned char *p, size_t k)
+{
+    if (k > 1) {
+        rpt_hw_put(w, (const char *)p, k);
+        return;
+    }
+    switch (*p) {
+    case '&': rpt_hw_lit(w, "&amp;"); break;
+    case '<': rpt_hw_lit(w, "&lt;"); break;
+    case '>': rpt_hw_lit(w, "&gt;"); break;
+    case '"': rpt_hw_lit(w, "&quot;"); break;
+    case '\'': rpt_hw_lit(w, "&#39;"); break;
+    default:
+        if (*p >= 0x20 || *p == '\t' || *p == '\n')
+            rpt_hw_put(w, (const char *)p, 1);
+    }
+}
+
+/* s as HTML text or attribute value: & < > " ' escaped, control characters dropped (tab and
+ * newline kept), invalid UTF-8 replaced by U+FFFD. */
+void rpt_hw_html(rpt_hw *w, const char *s)
+{
+    each_char(w, s, "\xEF\xBF\xBD", html_char);
 }
 
 /* a number for the page's script: null when not finite, else 6 significant digits */
@@ -393,33 +408,25 @@ static double time_span(const rt_report *r)
 /* s as a JavaScript string literal inside <script>: quotes and backslashes escaped, and < > &,
  * control characters and U+2028/U+2029 as \u escapes (so no "</script>" can end the script);
  * invalid UTF-8 as U+FFFD. */
+/* One character of a JavaScript string literal (rpt_hw_js_str). */
+static void js_char(rpt_hw *w, const unsigned char *p, size_t k)
+{
+    if (k == 1 && (*p == '"' || *p == '\\')) {
+        rpt_hw_put(w, "\\", 1);
+        rpt_hw_put(w, (const char *)p, 1);
+    } else if (k == 1 && (*p < 0x20 || *p == 0x7f || *p == '<' || *p == '>' || *p == '&')) {
+        rpt_hw_fmt(w, "\\u%04x", *p);
+    } else if (k == 3 && p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9)) {
+        rpt_hw_lit(w, p[2] == 0xA8 ? "\\u2028" : "\\u2029");
+    } else {
+        rpt_hw_put(w, (const char *)p, k);
+    }
+}
+
 static void rpt_hw_js_str(rpt_hw *w, const char *s)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t n = strlen(s);
     rpt_hw_put(w, "\"", 1);
-    while (n > 0) {
-        size_t k = rt_utf8_len(p, n);
-        if (k == 0) {
-            rpt_hw_lit(w, "\\ufffd");
-            k = 1;
-        } else if (k == 1) {
-            if (*p == '"' || *p == '\\') {
-                rpt_hw_put(w, "\\", 1);
-                rpt_hw_put(w, (const char *)p, 1);
-            } else if (*p < 0x20 || *p == 0x7f || *p == '<' || *p == '>' || *p == '&') {
-                rpt_hw_fmt(w, "\\u%04x", *p);
-            } else {
-                rpt_hw_put(w, (const char *)p, 1);
-            }
-        } else if (k == 3 && p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9)) {
-            rpt_hw_lit(w, p[2] == 0xA8 ? "\\u2028" : "\\u2029");
-        } else {
-            rpt_hw_put(w, (const char *)p, k);
-        }
-        p += k;
-        n -= k;
-    }
+    each_char(w, s, "\\ufffd", js_char);
     rpt_hw_put(w, "\"", 1);
 }
 
