@@ -379,6 +379,28 @@ static void escaping(void **state)
     assert_int_equal(l.count, 0);
 }
 
+/* rt_prom_u64 / rt_prom_i64: the integer whole (a negative one with its sign, the extremes too),
+ * nothing for the null marks. */
+static void integer_series(void **state)
+{
+    (void)state;
+    char buf[512];
+    rt_ob ob = {.buf = buf, .cap = sizeof buf};
+    rt_prom_out f = {.o = &ob};
+    rt_prom_family(&f, "x", RT_PROM_GAUGE, "h");
+    rt_prom_i64(&f, NULL, 0, -42);
+    rt_prom_i64(&f, NULL, 0, INT64_MIN + 1);
+    rt_prom_i64(&f, NULL, 0, RT_NULL_I64);
+    rt_prom_i64(&f, NULL, 0, 7);
+    rt_prom_u64(&f, NULL, 0, UINT64_MAX - 1);
+    rt_prom_u64(&f, NULL, 0, RT_NULL_U64);
+    rt_prom_u64(&f, NULL, 0, 0);
+    assert_true(ob.len < sizeof buf);
+    buf[ob.len] = '\0';
+    assert_string_equal(buf, "# HELP x h\n# TYPE x gauge\nx -42\nx -9223372036854775807\nx 7\n"
+                             "x 18446744073709551614\nx 0\n");
+}
+
 /* The `phase` label (0.14): the innermost open phase on the tree's and its parts' series only,
  * none when no phase is open; the server's value capped at 64 names ("other" past them). */
 /* The energy families (0.15): each domain's counter and power with its method, the machine's and
@@ -808,6 +830,7 @@ int main(void)
         cmocka_unit_test(escaping),          cmocka_unit_test(openmetrics), cmocka_unit_test(openmetrics_of_text),
         cmocka_unit_test(snprintf_contract), cmocka_unit_test(textfile_content),
         cmocka_unit_test(textfile_atomic),   cmocka_unit_test(phase_label), cmocka_unit_test(energy_families),
+        cmocka_unit_test(integer_series),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
