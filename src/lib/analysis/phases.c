@@ -143,14 +143,8 @@ static long intern(rt_phase_stats *ps, const char *name, bool *fresh)
             return (long)ps->slots[i] - 1;
     if (ps->n_names >= RT_PHASE_MAX_NAMES)
         return -1;
-    if (ps->n_names == ps->cap_names) {
-        size_t cap = ps->cap_names ? ps->cap_names * 2 : 8;
-        acc *a = realloc(ps->names, cap * sizeof *a);
-        if (!a)
-            return -1;
-        ps->names = a;
-        ps->cap_names = cap;
-    }
+    if (rt_grow_uninit(&ps->names, &ps->cap_names, ps->n_names + 1, sizeof *ps->names) < 0)
+        return -1;
     char *copy = strdup(name);
     if (!copy)
         return -1;
