@@ -38,22 +38,17 @@ bool rt_keeper_gb(int64_t mib, char *buf, size_t cap)
         return false;
     /* 1/1024 = 0.0009765625: the fraction r/1024 is exactly r * 9765625 / 10^10 */
     long long whole = (long long)(mib / 1024), frac = (long long)(mib % 1024) * 9765625LL;
-    int n;
-    if (frac == 0) {
-        n = snprintf(buf, cap, "%lld", whole);
-    } else {
-        char f[16];
-        snprintf(f, sizeof f, "%010lld", frac);
+    char f[16] = ""; /* the fraction's digits without trailing zeros, after its point */
+    if (frac != 0) {
+        snprintf(f, sizeof f, ".%010lld", frac);
         size_t k = strlen(f);
-        while (k > 0 && f[k - 1] == '0')
+        while (f[k - 1] == '0')
             f[--k] = '\0';
-        n = snprintf(buf, cap, "%lld.%s", whole, f);
     }
-    if (n < 0 || (size_t)n >= cap) {
-        buf[0] = '\0';
-        return false;
-    }
-    return true;
+    if (rt_pathf(buf, cap, "%lld%s", whole, f))
+        return true;
+    buf[0] = '\0';
+    return false;
 }
 
 bool rt_keeper_servers_url(const char *base, const rt_recommendation *rec, char *url, size_t cap)
