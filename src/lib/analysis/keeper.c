@@ -42,7 +42,7 @@ bool rt_keeper_gb(int64_t mib, char *buf, size_t cap)
     if (frac != 0) {
         snprintf(f, sizeof f, ".%010lld", frac);
         size_t k = strlen(f);
-        while (f[k - 1] == '0')
+        while (k > 1 && f[k - 1] == '0')
             f[--k] = '\0';
     }
     if (rt_pathf(buf, cap, "%lld%s", whole, f))
