@@ -130,6 +130,11 @@ typedef struct rt_history_basis {
  * RT_ERR_INVALID (who or out NULL), RT_ERR_NOMEM. (0.23) */
 RT_API rt_error rt_history_basis_of(const rt_history_who *who, const size_t *idx, size_t n, rt_history_basis *out);
 
+/* The runs of who[0..n) whose command line is the newest run's (who[0]'s; two runs without one
+ * count as the same): their indexes into idx[0..count), in order. `recommend --job` answers from
+ * these unless --any-command. Returns the count (0 for n 0 or NULL). (0.23) */
+RT_API size_t rt_history_same_command(const rt_history_who *who, size_t n, size_t *idx);
+
 /* The runs `recommend --job JOB` answers from: rt_history_runs's, and with whole_job (the tool
  * without --last) when the newest run is a node of a job of several (its member), as many of the
  * newest as that job had runs, so that its view has every node: rows are read, twice as many each

@@ -80,6 +80,7 @@ _PROTOTYPES = {
                                     POINTER(POINTER(HistoryWho)), c_char_p, c_size_t]),
     "rt_history_free": (None, [POINTER(Summary)]),
     "rt_history_basis_of": (c_int, [POINTER(HistoryWho), POINTER(c_size_t), c_size_t, POINTER(HistoryBasis)]),
+    "rt_history_same_command": (c_size_t, [POINTER(HistoryWho), c_size_t, POINTER(c_size_t)]),  # 0.23
     "rt_need_source_name": (c_char_p, [c_int]),
 }
 

@@ -146,7 +146,11 @@ def recommend(job: str, target, last: int | None = None, max_slowdown_pct: float
         k = lib.rt_job_pick((POINTER(Summary) * n)(*[_at(block, i) for i in range(n)]), n, 1, idx)
         if k >= 2:
             return _job_answer(nr, block, n, who, idx, k)
-        keep = [i for i in range(n) if any_command or who[i].command == who[0].command]
+        if any_command:
+            keep = list(range(n))
+        else:  # the newest run's command line only (rt_history_same_command)
+            same = (c_size_t * n)()
+            keep = list(same[:lib.rt_history_same_command(who, n, same)])
         ptrs = (POINTER(Summary) * len(keep))(*[_at(block, i) for i in keep])
         rec = new_recommendation()
         opts = RecommendOptions(struct_size=sizeof(RecommendOptions), max_slowdown_pct=float(max_slowdown_pct),

@@ -88,12 +88,6 @@ typedef struct rec_basis {
     const char *why; /* why left_out were; NULL: none were */
 } rec_basis;
 
-/* Whether a and b (the history's commands as JSON text; NULL: none) are the same command line. */
-static bool same_command(const char *a, const char *b)
-{
-    return (!a && !b) || (a && b && strcmp(a, b) == 0);
-}
-
 /* The basis of the runs who[idx[0..n)] (idx NULL: who[0..n)) as the library counts it
  * (rt_history_basis_of), left_out runs left out before for the reason why. */
 static rec_basis basis_of(const cli_history_who *who, const size_t *idx, size_t n, size_t left_out, const char *why)
@@ -1029,13 +1023,17 @@ int cli_recommend_main(cli_options *o)
         if (done)
             goto out;
     }
-    if (rc == 0 && who && !a.any_command) { /* not a job's nodes: the newest run's command line only */
-        size_t k = 0;
-        for (size_t i = 0; i < n; i++)
-            if (same_command(who[i].command, who[0].command)) {
-                runs[k] = runs[i];
-                who[k++] = who[i];
-            }
+    size_t *same = rc == 0 && who && !a.any_command ? malloc((n ? n : 1) * sizeof *same) : NULL;
+    if (rc == 0 && who && !a.any_command && !same) {
+        cli_say("recommend: out of memory");
+        rc = EXIT_FAIL;
+    } else if (same) { /* not a job's nodes: the newest run's command line only */
+        size_t k = rt_history_same_command(who, n, same);
+        for (size_t j = 0; j < k; j++) { /* same[j] >= j: moved down in place */
+            runs[j] = runs[same[j]];
+            who[j] = who[same[j]];
+        }
+        free(same);
         left_out = n - k;
         n = k;
         if (left_out)

@@ -48,6 +48,24 @@ static void basis_counted(void **state)
     assert_int_equal(rt_history_basis_of(who, NULL, 1, NULL), RT_ERR_INVALID);
 }
 
+/* The runs of the newest run's command line: equal text, or both without one. */
+static void same_command_kept(void **state)
+{
+    (void)state;
+    const rt_history_who who[5] = {{"h", "u", "[\"train\"]"}, {"h", "u", "[\"train\",\"-v\"]"},
+                                   {"h", "u", "[\"train\"]"}, {"h", "u", NULL}, {"h", "u", "[\"train\"]"}};
+    size_t idx[5];
+    assert_int_equal(rt_history_same_command(who, 5, idx), 3);
+    assert_int_equal(idx[0], 0);
+    assert_int_equal(idx[1], 2);
+    assert_int_equal(idx[2], 4);
+    assert_int_equal(rt_history_same_command(who + 3, 2, idx), 1); /* no command: only the runs without one */
+    assert_int_equal(idx[0], 0);
+    assert_int_equal(rt_history_same_command(who, 0, idx), 0);
+    assert_int_equal(rt_history_same_command(NULL, 5, idx), 0);
+    assert_int_equal(rt_history_same_command(who, 5, NULL), 0);
+}
+
 /* A history of an older tool's shape in dir: 5 runs, the 2nd failed (left out), the 4th killed
  * by the OOM killer (kept); 3 of job "a". */
 static void make_history(const char *path)
@@ -148,6 +166,7 @@ int main(void)
         cmocka_unit_test(columns_table),
         cmocka_unit_test(runs_read_back),
         cmocka_unit_test(basis_counted),
+        cmocka_unit_test(same_command_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,9 @@
 /* job.c - the runs of a history that `recommend --job NAME` answers from (rt_history_job_runs,
  * history.h): the last runs of the job (rt_history_runs), and when the newest is a node of a job
  * of several, as many rows as that job had runs, so that its view has every node; and what an
- * answer from them is based on (rt_history_basis_of: runs, hosts, users). The tool and the
- * Python package read them here. */
+ * answer from them is based on (rt_history_basis_of: runs, hosts, users), and which of them ran
+ * the newest run's command line (rt_history_same_command). The tool and the Python package read
+ * them here. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,4 +90,18 @@ rt_error rt_history_basis_of(const rt_history_who *who, const size_t *idx, size_
     free(hosts);
     free(users);
     return RT_OK;
+}
+
+size_t rt_history_same_command(const rt_history_who *who, size_t n, size_t *idx)
+{
+    if (!who || !idx || n == 0)
+        return 0;
+    const char *newest = who[0].command;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *c = who[i].command;
+        if ((!c && !newest) || (c && newest && strcmp(c, newest) == 0))
+            idx[k++] = i;
+    }
+    return k;
 }
