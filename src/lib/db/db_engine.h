@@ -38,6 +38,12 @@ struct rt_db_stmt {
 };
 
 int rt_db_pg_open(const char *url, double deadline, rt_db *db);
+/* What a connection past its deadline says. */
+#define RT_PG_BEFORE_DEADLINE "no answer from the PostgreSQL server before the deadline (the connection is dropped)"
+
+/* Waits until fd is ready for events or the time by (CLOCK_MONOTONIC seconds; 0: no bound):
+ * 1, 0 when by passed, -1 with errno when poll failed (EINTR retried). */
+int rt_db_pg_poll(int fd, short events, double by);
 /* pg_connect.c: the connection url names, made by the time by (CLOCK_MONOTONIC seconds) or given
  * up; RT_DB_OK and *out, or a code and the message in msg. */
 int rt_db_pg_connect(const char *url, double by, PGconn **out, char *msg, size_t cap);

@@ -12,16 +12,27 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/core.h"
 #include "db_engine.h"
 
 #define PQ (rt_pg_calls())
 #define CONNECT_SECS 30.0 /* the connect's bound when the connection has no deadline */
 
-static double mono(void)
+int rt_db_pg_poll(int fd, short events, double by)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    for (;;) {
+        int ms = -1;
+        if (by > 0) {
+            double left = by - rt_mono_secs();
+            if (left <= 0)
+                return 0;
+            ms = (int)(left * 1000) + 1;
+        }
+        struct pollfd p = {.fd = fd, .events = events};
+        int n = poll(&p, 1, ms);
+        if (n > 0 || (n < 0 && errno != EINTR))
+            return n;
+    }
 }
 
 /* The message into db->msg: libpq's lines joined by "; ", the trailing newline gone. */
@@ -62,33 +73,18 @@ static int drop(rt_db *db, int code, const char *why)
  * or -1 (the deadline passed, or poll failed: the connection is dropped). */
 static int wait_socket(rt_db *db, short events, double deadline)
 {
-    for (;;) {
-        int ms = -1;
-        if (deadline > 0) {
-            double left = deadline - mono();
-            if (left <= 0) {
-                drop(db, RT_DB_BUSY, "no answer from the PostgreSQL server before the deadline (the connection is "
-                                     "dropped)");
-                return -1;
-            }
-            ms = (int)(left * 1000) + 1;
-        }
-        struct pollfd p = {.fd = PQ->socket(db->pg), .events = events};
-        int n = poll(&p, 1, ms);
-        if (n > 0)
-            return 0;
-        if (n < 0 && errno != EINTR) {
-            drop(db, RT_DB_CANTOPEN, strerror(errno));
-            return -1;
-        }
-    }
+    int n = rt_db_pg_poll(PQ->socket(db->pg), events, deadline);
+    if (n > 0)
+        return 0;
+    drop(db, n == 0 ? RT_DB_BUSY : RT_DB_CANTOPEN, n == 0 ? RT_PG_BEFORE_DEADLINE : strerror(errno));
+    return -1;
 }
 
 int rt_db_pg_open(const char *url, double deadline, rt_db *db)
 {
     db->deadline = deadline;
     char msg[512];
-    int rc = rt_db_pg_connect(url, deadline > 0 ? deadline : mono() + CONNECT_SECS, &db->pg, msg, sizeof msg);
+    int rc = rt_db_pg_connect(url, deadline > 0 ? deadline : rt_mono_secs() + CONNECT_SECS, &db->pg, msg, sizeof msg);
     if (rc != RT_DB_OK) {
         drop(db, rc, msg);
         return rc == RT_DB_BUSY ? RT_DB_CANTOPEN : rc; /* past the deadline: no connection */
@@ -99,7 +95,7 @@ int rt_db_pg_open(const char *url, double deadline, rt_db *db)
     char set[160];
     int n = snprintf(set, sizeof set, "SET client_min_messages = warning");
     if (deadline > 0) {
-        double left = deadline - mono();
+        double left = deadline - rt_mono_secs();
         snprintf(set + n, sizeof set - (size_t)n, "; SET statement_timeout = %ld",
                  left > 0.001 ? (long)(left * 1000) : 1L);
     }

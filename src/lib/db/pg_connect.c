@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/core.h"
 #include "db_engine.h"
 
 #define PQ (rt_pg_calls())
@@ -28,13 +29,6 @@ typedef struct pg_connecting {
     char msg[512];
     bool done, given_up;
 } pg_connecting;
-
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void connecting_free(pg_connecting *c)
 {
@@ -68,22 +62,11 @@ static void connect_by(pg_connecting *c)
             snprintf(c->msg, sizeof c->msg, "%s", PQ->errorMessage(c->pg));
             return;
         }
-        struct pollfd p = {.fd = PQ->socket(c->pg), .events = r == PG_POLLING_READING ? POLLIN : POLLOUT};
-        int n = 0;
-        while (n == 0) {
-            double left = c->by - mono();
-            if (left <= 0) {
-                c->code = RT_DB_BUSY;
-                snprintf(c->msg, sizeof c->msg, "no answer from the PostgreSQL server before the deadline (the "
-                                                "connection is dropped)");
-                return;
-            }
-            n = poll(&p, 1, (int)(left * 1000) + 1);
-            if (n < 0 && errno == EINTR)
-                n = 0;
-        }
-        if (n < 0) {
-            snprintf(c->msg, sizeof c->msg, "%s", strerror(errno));
+        int n = rt_db_pg_poll(PQ->socket(c->pg), r == PG_POLLING_READING ? POLLIN : POLLOUT, c->by);
+        if (n <= 0) {
+            c->code = n == 0 ? RT_DB_BUSY : RT_DB_CANTOPEN;
+            snprintf(c->msg, sizeof c->msg, "%s",
+                     n == 0 ? RT_PG_BEFORE_DEADLINE : strerror(errno));
             return;
         }
     }
